@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// The only place that turns the agent's outcome into a process exit code.
+import { main } from '../dist/cli/main.js';
+
+// `agent --help | head` closes the pipe early; that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`agent: fatal: ${err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

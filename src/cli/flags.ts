@@ -1,0 +1,140 @@
+// The command line, as node operators type it for the kubelet (pflag
+// conventions), parsed by a commander program generated from the option table.
+import { Command, CommanderError, Option } from 'commander';
+import { FlagError, ValueError } from '../errors.js';
+import { configSpec } from '../config/options.js';
+import { flagSpec } from '../config/flag-options.js';
+import { leaves, type Leaf } from '../config/spec.js';
+import type { GivenFlag } from '../config/resolve.js';
+
+export interface FlagLeaf extends Leaf {
+  /** Which table the option belongs to. */
+  readonly table: 'config' | 'flags';
+  readonly flag: string;
+}
+
+let cachedFlagLeaves: FlagLeaf[] | undefined;
+
+/** Every option that has a flag, config fields first, in table order. */
+export function flagLeaves(): FlagLeaf[] {
+  cachedFlagLeaves ??= [
+    ...leaves(configSpec).map((l) => ({ ...l, table: 'config' as const })),
+    ...leaves(flagSpec).map((l) => ({ ...l, table: 'flags' as const })),
+  ].flatMap((l) => (l.opt.flag === undefined ? [] : [{ ...l, flag: l.opt.flag }]));
+  return cachedFlagLeaves;
+}
+
+export interface ParsedFlags {
+  readonly configFlags: GivenFlag[];
+  readonly otherFlags: GivenFlag[];
+  /** One warning per deprecated flag that was given. */
+  readonly warnings: string[];
+}
+
+/**
+ * pflag accepts `--flag_name` for `--flag-name` and `-v=4` for `-v 4`; commander
+ * does not, so rewrite those spellings first. Everything after `--` is left alone.
+ */
+export function normalizeArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a : a.slice(0, eq);
+      out.push(name.replaceAll('_', '-') + (eq < 0 ? '' : a.slice(eq)));
+    } else if (/^-[A-Za-z]=/.test(a)) {
+      out.push(a.slice(0, 2), a.slice(3));
+    } else out.push(a);
+  }
+  return out;
+}
+
+export function deprecationWarning(leaf: FlagLeaf): string | undefined {
+  const { opt } = leaf;
+  if (opt.markers.includes('cfg') && leaf.table === 'config') {
+    return `Flag --${leaf.flag} has been deprecated: set "${leaf.path}" in the file given by --config instead`;
+  }
+  if (opt.markers.includes('removal')) {
+    return `Flag --${leaf.flag} has been deprecated and will be removed in ${opt.removal ?? 'a future release'}`;
+  }
+  return undefined;
+}
+
+function buildProgram(): { program: Command; byAttr: Map<string, FlagLeaf> } {
+  const program = new Command('agent')
+    .exitOverride()
+    .helpOption(false)
+    .allowExcessArguments(false)
+    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  const byAttr = new Map<string, FlagLeaf>();
+  for (const leaf of flagLeaves()) {
+    const { kind } = leaf.opt;
+    const names = (leaf.opt.short ? `-${leaf.opt.short}, ` : '') + `--${leaf.flag}`;
+    const option = new Option(kind.isBool ? `${names} [value]` : `${names} <value>`);
+    if (kind.isBool) option.preset('true');
+    option.argParser((text: string, prev: unknown) => {
+      try {
+        return kind.parseFlag(text, prev as never);
+      } catch (e) {
+        if (!(e instanceof ValueError)) throw e;
+        const field = leaf.table === 'config' ? ` (config field ${leaf.path})` : '';
+        throw new FlagError(`invalid argument "${text}" for "--${leaf.flag}" flag${field}: ${e.message}`, {
+          flag: `--${leaf.flag}`,
+          field: leaf.table === 'config' ? leaf.path : undefined,
+          cause: e,
+        });
+      }
+    });
+    program.addOption(option);
+    byAttr.set(option.attributeName(), leaf);
+  }
+  return { program, byAttr };
+}
+
+/** Parses argv. Throws FlagError naming the flag for anything the agent cannot accept. */
+export function parseFlags(argv: readonly string[]): ParsedFlags {
+  const { program, byAttr } = buildProgram();
+  try {
+    program.parse(normalizeArgv(argv), { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) throw fromCommander(e);
+    throw e;
+  }
+  const configFlags: GivenFlag[] = [];
+  const otherFlags: GivenFlag[] = [];
+  const warnings: string[] = [];
+  for (const [attr, value] of Object.entries(program.opts())) {
+    const leaf = byAttr.get(attr);
+    if (leaf === undefined || value === undefined) continue;
+    (leaf.table === 'config' ? configFlags : otherFlags).push({ leaf, value });
+    const w = deprecationWarning(leaf);
+    if (w) warnings.push(w);
+  }
+  return { configFlags, otherFlags, warnings };
+}
+
+function fromCommander(e: CommanderError): FlagError {
+  const msg = e.message.replace(/^error: /, '');
+  switch (e.code) {
+    case 'commander.unknownOption': {
+      const [first, hint] = msg.split('\n');
+      const name = /'([^']+)'/.exec(first ?? '')?.[1] ?? '';
+      return new FlagError(`unknown flag: ${name}${hint ? ` ${hint.trim()}` : ''}`, { flag: name, cause: e });
+    }
+    case 'commander.excessArguments': {
+      return new FlagError(`unexpected argument(s) ${msg.replace(/^too many arguments\.?\s*/, '')}: the agent takes only flags`.replace('  ', ' '), { cause: e });
+    }
+    case 'commander.optionMissingArgument': {
+      const name = /'(-[^' ]+)/.exec(msg)?.[1] ?? '';
+      const flag = name.includes(',') ? name.split(',')[1]!.trim() : name;
+      return new FlagError(`flag needs an argument: ${flag.replace(/,$/, '')}`, { flag, cause: e });
+    }
+    default:
+      return new FlagError(msg, { cause: e });
+  }
+}

@@ -1,0 +1,79 @@
+// `agent [flags]`: parse the command line, resolve and validate the
+// configuration, then print it, print help/version, or run the agent.
+// Returns the process exit code; bin/agent.js is the only place that exits.
+import { availableParallelism } from 'node:os';
+import { AgentError, ValidationError, isAgentError } from '../errors.js';
+import { parseFlags } from './flags.js';
+import { renderHelp } from './help.js';
+import { resolveConfig, type ResolvedConfig } from '../config/resolve.js';
+import { validate } from '../config/validate.js';
+import { printConfig } from '../config/print.js';
+import { builtVersion, versionInfo } from '../version.js';
+
+export interface MainIO {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+const defaultIO = (): MainIO => ({ env: process.env, stdout: process.stdout, stderr: process.stderr });
+
+function reportErrors(io: MainIO, heading: string, errors: readonly AgentError[]): void {
+  const lines = errors.length === 1 ? [`Error: ${heading}: ${errors[0]!.message}`] : [`Error: ${heading} (${errors.length} problems):`, ...errors.map((e) => `  - ${e.message}`)];
+  io.stderr.write(lines.join('\n') + '\n');
+}
+
+function reportWarnings(io: MainIO, warnings: readonly string[]): void {
+  for (const w of warnings) io.stderr.write(`Warning: ${w}\n`);
+}
+
+export async function main(argv: readonly string[], io: MainIO = defaultIO()): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseFlags(argv);
+  } catch (e) {
+    if (!isAgentError(e)) throw e;
+    io.stderr.write(`Error: ${e.message}\nRun 'agent --help' for usage.\n`);
+    return 1;
+  }
+  const given = new Map(parsed.otherFlags.map((g) => [g.leaf.path, g.value]));
+  if (given.get('help') === true) {
+    io.stdout.write(renderHelp() + '\n');
+    return 0;
+  }
+  const version = given.get('version');
+  if (version === 'true') {
+    io.stdout.write(`Agent ${builtVersion()}\n`);
+    return 0;
+  }
+  if (version === 'raw') {
+    io.stdout.write(JSON.stringify(versionInfo(), null, 2) + '\n');
+    return 0;
+  }
+
+  let resolved: ResolvedConfig;
+  try {
+    resolved = await resolveConfig({ configFlags: parsed.configFlags, otherFlags: parsed.otherFlags, env: io.env });
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    reportWarnings(io, parsed.warnings);
+    reportErrors(io, 'failed to load the agent configuration', e.problems);
+    return 1;
+  }
+  const result = validate(resolved, { cpuCount: availableParallelism() });
+  const warnings = [...parsed.warnings, ...resolved.warnings, ...result.warnings];
+  if (result.problems.length > 0) {
+    reportWarnings(io, warnings);
+    reportErrors(io, 'invalid agent configuration', result.problems);
+    return 1;
+  }
+  if (resolved.flags.printConfig) {
+    reportWarnings(io, warnings);
+    io.stdout.write(printConfig(resolved.config, resolved.provenance, resolved.flags));
+    return 0;
+  }
+  const reported = typeof version === 'string' && version.startsWith('v') ? version : builtVersion();
+  // The runtime side (logging, servers, managers) loads only when the agent really runs.
+  const { runAgent } = await import('../agent.js');
+  return runAgent({ resolved, gates: result.gates, warnings, version: reported, stdout: io.stdout, stderr: io.stderr });
+}

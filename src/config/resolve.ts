@@ -1,0 +1,134 @@
+// One merge with an explicit layer order:
+//   built-in defaults < --config < drop-ins (lexical) < flags given on the command line
+// Each field remembers which layer set it; --print-config and /configz show that.
+import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
+import { configSpec, type AgentConfiguration } from './options.js';
+import { flagSpec, type AgentFlags } from './flag-options.js';
+import { listDropIns, loadConfigFile, type FileLayer } from './load.js';
+import { build, clone, leaves, type Leaf } from './spec.js';
+
+export type Source =
+  | { readonly kind: 'default' }
+  | { readonly kind: 'file'; readonly file: string }
+  | { readonly kind: 'dropin'; readonly file: string }
+  | { readonly kind: 'flag'; readonly flag: string };
+
+export function describeSource(s: Source): string {
+  switch (s.kind) {
+    case 'default':
+      return 'default';
+    case 'file':
+      return `--config ${s.file}`;
+    case 'dropin':
+      return `drop-in ${s.file}`;
+    case 'flag':
+      return `flag --${s.flag}`;
+  }
+}
+
+/** A flag given on the command line, already parsed to its value. */
+export interface GivenFlag {
+  readonly leaf: Leaf;
+  readonly value: unknown;
+}
+
+export interface ResolveInput {
+  /** Flags given on the command line that map to AgentConfiguration fields. */
+  readonly configFlags: readonly GivenFlag[];
+  /** Flag-only options given on the command line. */
+  readonly otherFlags: readonly GivenFlag[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ResolvedConfig {
+  readonly config: AgentConfiguration;
+  readonly flags: AgentFlags;
+  /** Where each AgentConfiguration field's value came from, by field path. */
+  readonly provenance: ReadonlyMap<string, Source>;
+  /** Files read, in the order applied. */
+  readonly files: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export const DROPIN_ENV = 'AGENT_CONFIG_DROPIN_DIR_ALPHA';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Resolves the effective configuration. Throws ValidationError listing every file problem found. */
+export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
+  const flags = build(flagSpec, (leaf) => clone(leaf.opt.default));
+  for (const g of input.otherFlags) setLeaf(flags, g.leaf, g.value);
+
+  const withFile = flags.config !== '';
+  const values = new Map<string, unknown>();
+  const provenance = new Map<string, Source>();
+  for (const leaf of leaves(configSpec)) {
+    values.set(leaf.path, clone(withFile ? leaf.opt.fileDefault : leaf.opt.default));
+    provenance.set(leaf.path, { kind: 'default' });
+  }
+
+  const layers: FileLayer[] = [];
+  const problems: AgentError[] = [];
+  const collect = async (load: () => Promise<void>): Promise<void> => {
+    try {
+      await load();
+    } catch (e) {
+      if (e instanceof ValidationError) problems.push(...e.problems);
+      else if (e instanceof ConfigFileError) problems.push(e);
+      else throw e;
+    }
+  };
+
+  if (withFile) await collect(async () => void layers.push(await loadConfigFile(flags.config, 'file')));
+  if (flags.configDir !== '') {
+    if (input.env[DROPIN_ENV] === undefined) {
+      problems.push(new ConfigFileError(`--config-dir "${flags.configDir}" is given but the environment variable ${DROPIN_ENV} is not set; set it (to any value) to enable drop-in configuration`, { flag: '--config-dir', file: flags.configDir }));
+    } else {
+      await collect(async () => {
+        for (const file of await listDropIns(flags.configDir)) await collect(async () => void layers.push(await loadConfigFile(file, 'dropin')));
+      });
+    }
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+
+  const byPath = new Map(leaves(configSpec).map((l) => [l.path, l]));
+  for (const layer of layers) applyFileLayer(layer, byPath, values, provenance);
+
+  for (const g of input.configFlags) {
+    const prev = values.get(g.leaf.path);
+    // Feature gates merge: gates from files that the flag does not mention stay.
+    values.set(g.leaf.path, g.leaf.path === 'featureGates' && isRecord(prev) && isRecord(g.value) ? { ...prev, ...g.value } : g.value);
+    provenance.set(g.leaf.path, { kind: 'flag', flag: g.leaf.opt.flag ?? g.leaf.path });
+  }
+
+  const config = build(configSpec, (leaf) => values.get(leaf.path));
+  return { config, flags, provenance, files: layers.map((l) => l.file), warnings: layers.flatMap((l) => l.warnings) };
+}
+
+function applyFileLayer(layer: FileLayer, byPath: ReadonlyMap<string, Leaf>, values: Map<string, unknown>, provenance: Map<string, Source>): void {
+  const source: Source = { kind: layer.kind, file: layer.file };
+  for (const [path, value] of layer.values) {
+    const leaf = byPath.get(path)!;
+    if (layer.kind === 'file') {
+      // v1beta1 defaulting: a zero value in a non-pointer field means "unset".
+      if (leaf.opt.zeroIsUnset && leaf.opt.kind.isZero(value)) continue;
+      values.set(path, value);
+    } else {
+      // Drop-ins are JSON merge patches: maps merge key by key, everything else replaces.
+      const prev = values.get(path);
+      values.set(path, isRecord(prev) && isRecord(value) ? { ...prev, ...value } : value);
+    }
+    provenance.set(path, source);
+  }
+  if (layer.kind === 'file' && layer.values.has('nodeStatusUpdateFrequency') && !layer.values.has('nodeStatusReportFrequency')) {
+    // The kubelet reports as often as it updates when only the update frequency is configured.
+    values.set('nodeStatusReportFrequency', values.get('nodeStatusUpdateFrequency'));
+    provenance.set('nodeStatusReportFrequency', source);
+  }
+}
+
+function setLeaf(obj: object, leaf: Leaf, value: unknown): void {
+  let cur = obj as Record<string, unknown>;
+  for (const k of leaf.keys.slice(0, -1)) cur = cur[k] as Record<string, unknown>;
+  cur[leaf.keys[leaf.keys.length - 1]!] = value;
+}
