@@ -15,6 +15,8 @@ export interface FileLayer {
   readonly file: string;
   /** Decoded values by field path, only for fields the file sets. */
   readonly values: ReadonlyMap<string, unknown>;
+  /** Map entries a drop-in deletes with `key: null` (JSON merge patch), by field path. */
+  readonly deletions: ReadonlyMap<string, readonly string[]>;
   readonly warnings: readonly string[];
 }
 
@@ -90,6 +92,7 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
     else if (got !== want) problem([key], `must be "${want}", got ${JSON.stringify(got)}`);
   }
   const { apiVersion: _v, kind: _k, ...fields } = obj;
+  const deletions = takeNullEntries(fields);
   const parsed = fileSchema().safeParse(dropNulls(fields));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problem(issue.path as Path, issue.message);
@@ -107,7 +110,21 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
     const v = getIn(parsed.data, leaf.keys);
     if (v !== undefined) values.set(leaf.path, v);
   }
-  return { kind, file, values, warnings };
+  return { kind, file, values, deletions, warnings };
+}
+
+/** Removes `key: null` entries of map-valued fields from `fields` and returns them by field path. */
+function takeNullEntries(fields: Record<string, unknown>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const leaf of leaves(configSpec)) {
+    const v = getIn(fields, leaf.keys);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const map = v as Record<string, unknown>;
+    const gone = Object.keys(map).filter((key) => map[key] === null);
+    for (const key of gone) delete map[key];
+    if (gone.length > 0) out.set(leaf.path, gone);
+  }
+  return out;
 }
 
 /** Drop-in files of a directory: regular `*.conf` files, in lexical order of their names. */

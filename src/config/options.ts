@@ -133,7 +133,7 @@ export const configSpec = {
     vmodule: opt({ kind: k.vmodule, flag: 'vmodule', default: [], section: 'misc', help: 'comma-separated list of pattern=N settings for file-filtered logging (only works for text log format)' }),
     options: {
       json: {
-        splitStream: opt({ kind: k.bool, flag: 'log-json-split-stream', default: false, markers: ['cfg', 'alpha'], section: 'misc', gate: 'LoggingAlphaOptions', help: '[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate to use this.' }),
+        splitStream: opt({ kind: k.bool, flag: 'log-json-split-stream', default: false, markers: ['cfg', 'alpha'], section: 'misc', gate: 'LoggingAlphaOptions', help: '[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr. Enable the LoggingAlphaOptions feature gate to use this.' }),
         infoBufferSize: opt({ kind: k.string, flag: 'log-json-info-buffer-size', default: '0', zeroIsUnset: true, markers: ['cfg', 'alpha'], section: 'misc', gate: 'LoggingAlphaOptions', help: '[Alpha] In JSON format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering. The size can be specified as number of bytes (512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi). Enable the LoggingAlphaOptions feature gate to use this.' }),
       },
     },

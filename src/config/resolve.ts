@@ -107,6 +107,15 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
 
 function applyFileLayer(layer: FileLayer, byPath: ReadonlyMap<string, Leaf>, values: Map<string, unknown>, provenance: Map<string, Source>): void {
   const source: Source = { kind: layer.kind, file: layer.file };
+  for (const [path, keys] of layer.deletions) {
+    if (layer.kind !== 'dropin') continue;
+    const prev = values.get(path);
+    if (!isRecord(prev)) continue;
+    const next = { ...prev };
+    for (const key of keys) delete next[key];
+    values.set(path, next);
+    provenance.set(path, source);
+  }
   for (const [path, value] of layer.values) {
     const leaf = byPath.get(path)!;
     if (layer.kind === 'file') {

@@ -28,6 +28,7 @@ export function startupChecks(c: CheckContext, cpuCount?: number): void {
     enforceNodeAllocatable: cfg.enforceNodeAllocatable,
   });
   for (const m of ev.problems) c.problem([evictionField(m)], m);
+  for (const w of ev.warnings) c.warn(w);
 
   for (const m of validateReservedMemory(cfg.reservedMemory)) c.problem(['reservedMemory'], m);
   checkQosReserved(c);

@@ -1,0 +1,71 @@
+// `--vmodule` syntax and matching. klog matches patterns against source file
+// names; the agent has no cheap file:line, so patterns match component names.
+
+import { ValueError } from '../errors.js';
+import type { VmoduleEntry } from './types.js';
+
+const INT32_MAX = 2 ** 31 - 1;
+const SYNTAX = 'syntax error: expect comma-separated list of pattern=N';
+
+/**
+ * Parses `pattern=N,...` with klog's rules: empty entries (a trailing comma)
+ * are skipped; each entry needs exactly one `=`, a non-empty pattern and a
+ * non-negative 32-bit decimal level. Throws `ValueError` (flag `--vmodule`).
+ */
+export function parseVmodule(text: string): VmoduleEntry[] {
+  const out: VmoduleEntry[] = [];
+  for (const entry of text.split(',')) {
+    if (entry === '') continue;
+    const parts = entry.split('=');
+    const [pattern, level] = parts;
+    if (parts.length !== 2 || !pattern || level === undefined || level === '') {
+      throw new ValueError(`${SYNTAX}, got ${JSON.stringify(entry)}`, { flag: '--vmodule' });
+    }
+    if (!/^[0-9]+$/.test(level) || Number(level) > INT32_MAX) {
+      const why = /^-[0-9]+$/.test(level) ? 'negative value for vmodule level' : SYNTAX;
+      throw new ValueError(`${why}, got ${JSON.stringify(entry)}`, { flag: '--vmodule' });
+    }
+    out.push({ filePattern: pattern, verbosity: Number(level) });
+  }
+  return out;
+}
+
+/** Inverse of `parseVmodule`, for `--print-config` and generated docs. */
+export function formatVmodule(list: ReadonlyArray<VmoduleEntry>): string {
+  return list.map((e) => `${e.filePattern}=${e.verbosity}`).join(',');
+}
+
+function globToRegExp(pattern: string): RegExp {
+  let src = '';
+  for (const ch of pattern) {
+    if (ch === '*') src += '.*';
+    else if (ch === '?') src += '.';
+    else src += ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&');
+  }
+  return new RegExp(`^${src}$`);
+}
+
+/**
+ * Returns the verbosity for a component. As in klog, a vmodule entry can only
+ * raise the level (klog checks the global level first), and the first matching
+ * entry wins. Results are cached: components are few and long-lived (the cap only guards
+ * against a caller minting a component per object).
+ */
+export function verbosityResolver(
+  global: number,
+  vmodule: ReadonlyArray<VmoduleEntry>,
+): (component: string) => number {
+  if (vmodule.length === 0) return () => global;
+  const compiled = vmodule.map((e) => ({ re: globToRegExp(e.filePattern), level: e.verbosity }));
+  const cache = new Map<string, number>();
+  return (component) => {
+    let level = cache.get(component);
+    if (level === undefined) {
+      const hit = compiled.find((c) => c.re.test(component));
+      level = hit ? Math.max(global, hit.level) : global;
+      if (cache.size >= 1024) cache.clear();
+      cache.set(component, level);
+    }
+    return level;
+  };
+}
