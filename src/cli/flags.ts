@@ -36,6 +36,7 @@ export interface ParsedFlags {
  * does not, so rewrite those spellings first. Everything after `--` is left alone.
  */
 export function normalizeArgv(argv: readonly string[]): string[] {
+  const bools = boolFlagNames();
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -45,13 +46,26 @@ export function normalizeArgv(argv: readonly string[]): string[] {
     }
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
-      const name = eq < 0 ? a : a.slice(0, eq);
-      out.push(name.replaceAll('_', '-') + (eq < 0 ? '' : a.slice(eq)));
+      const name = (eq < 0 ? a : a.slice(0, eq)).replaceAll('_', '-');
+      // pflag: a boolean takes a value only as --flag=value; `--flag false` leaves `false` as an argument.
+      out.push(name + (eq >= 0 ? a.slice(eq) : bools.has(name) ? '=true' : ''));
     } else if (/^-[A-Za-z]=/.test(a)) {
       out.push(a.slice(0, 2), a.slice(3));
+    } else if (/^-[A-Za-z]$/.test(a) && bools.has(a)) {
+      out.push(a, 'true');
     } else out.push(a);
   }
   return out;
+}
+
+let cachedBools: Set<string> | undefined;
+function boolFlagNames(): Set<string> {
+  cachedBools ??= new Set(
+    flagLeaves()
+      .filter((l) => l.opt.kind.isBool)
+      .flatMap((l) => [`--${l.flag}`, ...(l.opt.short ? [`-${l.opt.short}`] : [])]),
+  );
+  return cachedBools;
 }
 
 export function deprecationWarning(leaf: FlagLeaf): string | undefined {
@@ -102,7 +116,7 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
   try {
     program.parse(normalizeArgv(argv), { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) throw fromCommander(e);
+    if (e instanceof CommanderError) throw fromCommander(e, program.args);
     throw e;
   }
   const configFlags: GivenFlag[] = [];
@@ -118,16 +132,17 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
   return { configFlags, otherFlags, warnings };
 }
 
-function fromCommander(e: CommanderError): FlagError {
+function fromCommander(e: CommanderError, args: readonly string[]): FlagError {
   const msg = e.message.replace(/^error: /, '');
   switch (e.code) {
     case 'commander.unknownOption': {
       const [first, hint] = msg.split('\n');
-      const name = /'([^']+)'/.exec(first ?? '')?.[1] ?? '';
+      const name = (/'([^']+)'/.exec(first ?? '')?.[1] ?? '').replace(/=.*$/, '');
       return new FlagError(`unknown flag: ${name}${hint ? ` ${hint.trim()}` : ''}`, { flag: name, cause: e });
     }
     case 'commander.excessArguments': {
-      return new FlagError(`unexpected argument(s) ${msg.replace(/^too many arguments\.?\s*/, '')}: the agent takes only flags`.replace('  ', ' '), { cause: e });
+      const list = args.map((a) => `"${a}"`).join(', ');
+      return new FlagError(`unexpected argument${args.length === 1 ? '' : 's'} ${list}: the agent takes only flags (a boolean flag takes its value as --flag=false)`, { cause: e });
     }
     case 'commander.optionMissingArgument': {
       const name = /'(-[^' ]+)/.exec(msg)?.[1] ?? '';

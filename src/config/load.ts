@@ -70,7 +70,7 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   if (doc.errors.length > 0) {
     throw new ValidationError(
       doc.errors.map((e) => {
-        const line = e.linePos?.[0].line;
+        const line = lc.linePos(Math.min(e.pos[0], text.length)).line;
         return new ConfigFileError(`${what} "${file}"${line ? ` line ${line}` : ''}: syntax error: ${e.message.split('\n')[0]}`, { file, line, cause: e });
       }),
     );

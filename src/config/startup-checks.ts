@@ -27,7 +27,10 @@ export function startupChecks(c: CheckContext, cpuCount?: number): void {
     minimumReclaim: cfg.evictionMinimumReclaim,
     enforceNodeAllocatable: cfg.enforceNodeAllocatable,
   });
-  for (const m of ev.problems) c.problem([evictionField(m)], m);
+  for (const m of ev.problems) {
+    const field = evictionField(m);
+    c.problem([field], m.startsWith(field) ? m.slice(field.length).replace(/^\[([^\]]+)\]:/, 'signal $1:').trim() : m);
+  }
   for (const w of ev.warnings) c.warn(w);
 
   for (const m of validateReservedMemory(cfg.reservedMemory)) c.problem(['reservedMemory'], m);

@@ -54,7 +54,7 @@ export function validate(resolved: ResolvedConfig, opts: { cpuCount?: number } =
       const leaf = configLeaves.get(main) ?? flagOnlyLeaves.get(main);
       const names = paths.map(nameOf);
       problems.push(
-        new AgentError('EVALIDATION', `invalid configuration: ${names[0]}: ${message}`, {
+        new AgentError('EVALIDATION', `${names[0]}: ${message}`, {
           field: configLeaves.has(main) ? main : undefined,
           flag: leaf?.opt.flag ? `--${leaf.opt.flag}` : undefined,
         }),

@@ -1,0 +1,162 @@
+// --help, --version, the pflag command-line conventions, and the
+// --print-config round trip, through the built agent.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SECTIONS } from '../../src/config/spec.js';
+import { flagLeaves } from '../../src/cli/flags.js';
+import { REPO, runAgentProcess, tempDir } from '../helpers/agent-process.js';
+import { readPrinted } from '../helpers/printed.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** Option names in the spec's tables: `--flag` in the first column of a row. */
+function specOptions(): string[] {
+  const spec = readFileSync(join(REPO, '../shared/spec/agent-command-line.md'), 'utf8');
+  const out = new Set<string>();
+  for (const line of spec.split('\n')) {
+    const first = /^\| ([^|]+)\|/.exec(line)?.[1] ?? '';
+    for (const m of first.matchAll(/`(--[a-z0-9-]+)`/g)) out.add(m[1]!);
+    for (const m of line.matchAll(/\(`(--[a-z0-9-]+)`, cfg\)/g)) out.add(m[1]!);
+  }
+  return [...out];
+}
+
+describe('--help', () => {
+  it('lists every spec option exactly once, in its section, with its default', async () => {
+    const run = await runAgentProcess(['--help']);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    const flagLines = lines.filter((l) => /^ {2}(-[a-z], | {4})--[a-z0-9-]+/.test(l));
+    const names = flagLines.map((l) => /--([a-z0-9-]+)/.exec(l)![1]);
+    expect(names.length).toBe(new Set(names).size);
+    const spec = specOptions();
+    expect(spec.length).toBeGreaterThanOrEqual(131);
+    for (const flag of spec) expect.soft(names, flag).toContain(flag.slice(2));
+    // Section: the heading above each flag is the one the table names.
+    let section = '';
+    const titleOf = new Map(SECTIONS.map((s) => [`${s.title} flags:`, s.id]));
+    const seen = new Map<string, string>();
+    for (const l of lines) {
+      if (titleOf.has(l)) section = titleOf.get(l)!;
+      const m = /^ {2}(?:-[a-z], | {4})--([a-z0-9-]+)/.exec(l);
+      if (m) seen.set(m[1]!, section);
+    }
+    for (const leaf of flagLeaves()) expect.soft(seen.get(leaf.flag), leaf.flag).toBe(leaf.opt.section);
+    // One entry per flag: its line plus the wrapped continuation lines, spaces folded.
+    const entries = new Map<string, string>();
+    let current = '';
+    for (const l of lines) {
+      const m = /^ {2}(?:-[a-z], | {4})--([a-z0-9-]+)/.exec(l);
+      if (m) entries.set((current = m[1]!), l.trim());
+      else if (current && /^ {20,}\S/.test(l)) entries.set(current, `${entries.get(current)} ${l.trim()}`);
+      else current = '';
+    }
+    for (const leaf of flagLeaves()) {
+      const shown = leaf.opt.defaultText ?? leaf.opt.kind.show(leaf.opt.default as never);
+      if (shown !== '') expect.soft(entries.get(leaf.flag), leaf.flag).toContain(`(default ${shown})`);
+    }
+    expect(entries.get('max-pods')).toMatch(/^--max-pods int32 +Number of Pods that can run on this agent\. \(default 110\) \(DEPRECATED: set "maxPods" in the --config file instead\)$/);
+    expect(entries.get('sync-frequency')).toContain('(default 1m0s)');
+    expect(entries.get('eviction-hard')).toContain('(default imagefs.available<15%,memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%)');
+    expect(entries.get('v')).toMatch(/^-v, --v Level +number for the log level verbosity/);
+    expect(entries.get('node-labels')).toContain('(ALPHA)');
+    expect(entries.get('cloud-provider')).toContain('(DEPRECATED: will be removed in 1.24 or later)');
+    expect(run.stdout).toMatch(/NodeSwap=true\|false \(BETA - default=false\)/);
+  });
+  it('-h is the same', async () => {
+    const [a, b] = await Promise.all([runAgentProcess(['-h']), runAgentProcess(['--help'])]);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+});
+
+describe('--version', () => {
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+  it('prints the version and exits', async () => {
+    const run = await runAgentProcess(['--version']);
+    expect(run).toMatchObject({ code: 0, stdout: `Agent v${pkg.version}\n` });
+  });
+  it('--version=raw prints the version info as JSON', async () => {
+    const run = await runAgentProcess(['--version=raw']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ gitVersion: `v${pkg.version}`, nodeVersion: process.version });
+  });
+  it('--version=vX.Y.Z sets the reported version and does not exit', async () => {
+    const run = await runAgentProcess(['--version=v1.28.4', '--print-config']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('kind: AgentConfiguration');
+  });
+  it('--version=false does nothing', async () => {
+    const run = await runAgentProcess(['--version=false', '--print-config']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('kind: AgentConfiguration');
+  });
+  it('rejects a malformed version', async () => {
+    const run = await runAgentProcess(['--version=v1.2']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('invalid argument "v1.2" for "--version" flag');
+  });
+});
+
+describe('flag syntax as node operators type it', () => {
+  const printed = async (args: string[]) => {
+    const run = await runAgentProcess(['--print-config', ...args]);
+    expect(run.stderr).not.toContain('Error');
+    expect(run.code).toBe(0);
+    return readPrinted(run.stdout);
+  };
+  it.each([
+    [['--max-pods=7'], 'maxPods', 7],
+    [['--max-pods', '7'], 'maxPods', 7],
+    [['--max_pods=7'], 'maxPods', 7],
+    [['--oom-score-adj', '-5'], 'oomScoreAdj', -5],
+    [['--fail-swap-on=false'], 'failSwapOn', false],
+    [['--fail-swap-on=0'], 'failSwapOn', false],
+    [['--fail-swap-on=false', '--fail-swap-on'], 'failSwapOn', true],
+    [['-v=4'], 'logging.verbosity', 4],
+    [['-v', '4'], 'logging.verbosity', 4],
+    [['--v', '4'], 'logging.verbosity', 4],
+    [['--v=4'], 'logging.verbosity', 4],
+    [['--max-pods=7', '--max-pods=9'], 'maxPods', 9],
+    [['--cluster-dns=10.0.0.1,10.0.0.2', '--cluster-dns=10.0.0.3'], 'clusterDNS', ['10.0.0.1', '10.0.0.2', '10.0.0.3']],
+    [['--manifest-url-header=a:1,b:2', '--manifest-url-header=a:3'], 'staticPodURLHeader', { a: ['1', '3'], b: ['2'] }],
+    [['--system-reserved=cpu=1', '--system-reserved=memory=1Gi'], 'systemReserved', { cpu: '1', memory: '1Gi' }],
+    [['--eviction-hard=memory.available<1Gi'], 'evictionHard', { 'memory.available': '1Gi' }],
+    [['--feature-gates=NodeSwap=true', '--feature-gates=PodHostIPs=true'], 'featureGates', { NodeSwap: true, PodHostIPs: true }],
+    [['--vmodule=a=1', '--vmodule=b=2'], 'logging.vmodule', [{ filePattern: 'a', verbosity: 1 }, { filePattern: 'b', verbosity: 2 }]],
+  ])('%j', async (args, field, value) => {
+    expect((await printed(args)).get(field)?.value).toEqual(value);
+  });
+  it.each([
+    [['--max-pod=3'], 'unknown flag: --max-pod (Did you mean --max-pods?)'],
+    [['--nope'], 'unknown flag: --nope'],
+    [['--max-pods'], 'flag needs an argument: --max-pods'],
+    [['run'], 'unexpected argument "run": the agent takes only flags'],
+    [['--fail-swap-on', 'false'], 'unexpected argument "false"'],
+    [['-v=high'], 'invalid argument "high" for "--v" flag'],
+  ])('%j is rejected', async (args, message) => {
+    const run = await runAgentProcess(args);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Error: ${message}`);
+    expect(run.stderr).toContain("Run 'agent --help' for usage.");
+  });
+});
+
+describe('--print-config round trip', () => {
+  it('its output fed back as --config yields the same effective configuration', async () => {
+    const cfg = tmp.write('rt/config.yaml', 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfiguration\nauthentication:\n  webhook:\n    enabled: false\nauthorization:\n  mode: AlwaysAllow\nmaxPods: 80\nevictionSoft:\n  memory.available: 500Mi\nevictionSoftGracePeriod:\n  memory.available: 1m30s\n');
+    tmp.write('rt/conf.d/10.conf', 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfiguration\nregisterWithTaints:\n  - key: a\n    value: b\n    effect: NoSchedule\nstaticPodURLHeader:\n  X-A: [one, two]\n');
+    const args = ['--config', cfg, '--config-dir', `${tmp.dir}/rt/conf.d`, '--node-labels=team=a', '--sync-frequency=90s', '--feature-gates=NodeSwap=true', '--reserved-memory=0:memory=1Gi', '--vmodule=sync=3'];
+    const first = await runAgentProcess(['--print-config', ...args], { env: { AGENT_CONFIG_DROPIN_DIR_ALPHA: '1' } });
+    expect(first.code).toBe(0);
+    const out = tmp.write('rt/printed.yaml', first.stdout);
+    const second = await runAgentProcess(['--print-config', '--config', out]);
+    expect(second.code).toBe(0);
+    const values = (text: string) => new Map([...readPrinted(text)].map(([k, v]) => [k, v.value]));
+    expect(values(second.stdout)).toEqual(values(first.stdout));
+    expect(readPrinted(first.stdout).get('syncFrequency')).toEqual({ value: '1m30s', source: 'flag --sync-frequency' });
+    expect(first.stdout).toContain('#   --node-labels={"team":"a"}');
+  });
+});
