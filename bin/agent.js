@@ -10,7 +10,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then(
+// A second SIGTERM/SIGINT during shutdown ends the process with status 1, as the kubelet's does.
+main(process.argv.slice(2), { forceExit: () => process.exit(1) }).then(
   (code) => {
     process.exitCode = code;
   },

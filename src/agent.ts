@@ -7,7 +7,9 @@ import { createLogging } from './log/index.js';
 import type { AgentLogger } from './log/index.js';
 import { acquireLock, installSignalHandlers, LivenessRegistry, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
 import { createHealthzServer } from './server/healthz.js';
-import type { ResolvedConfig } from './config/resolve.js';
+import { describeSource, type ResolvedConfig } from './config/resolve.js';
+import { configSpec } from './config/options.js';
+import { getIn, leaves } from './config/spec.js';
 import type { FeatureGates } from './config/featuregates.js';
 import { parseByteSize } from './config/values/quantity.js';
 import { isAgentError } from './errors.js';
@@ -20,8 +22,8 @@ export interface RunAgentOptions {
   readonly version: string;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
-  /** Called on a second SIGTERM/SIGINT; bin/ exits there. Defaults to setting a failing exit code. */
-  readonly forceExit?: (signal: NodeJS.Signals) => void;
+  /** Called on a second SIGTERM/SIGINT; bin/ exits there with status 1, as the kubelet does. */
+  readonly forceExit: (signal: NodeJS.Signals) => void;
 }
 
 /** How long a graceful shutdown may take before the agent gives up on stragglers. */
@@ -48,17 +50,18 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
 
   const controller = new AbortController();
   const uninstall = installSignalHandlers(controller, log, {
-    forceExit: opts.forceExit ?? ((signal) => {
-      log.error('forced exit', { signal });
+    forceExit: (signal) => {
+      log.error('Second signal: exiting immediately', { signal });
       logging.flush();
-      process.exitCode = 1;
-      process.kill(process.pid, 'SIGKILL');
-    }),
+      opts.forceExit(signal);
+    },
   });
   let lock: HeldLock | undefined;
+  let lockLost = false;
   try {
     const mode = modeOf(opts.resolved);
     log.info('Starting agent', { version: opts.version, mode, files: opts.resolved.files, nodeVersion: process.version });
+    log.v(2)?.info('Configuration set by files and flags', { settings: explicitSettings(opts.resolved) });
     if (mode === 'api-server') await checkPlatformConfig(opts.resolved);
 
     if (flags.lockFilePath !== '') {
@@ -68,6 +71,13 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
         onWaiting: () => log.info('Waiting for the lock file, held by another process', { path: flags.lockFilePath }),
       });
       log.info('Acquired the lock file', { path: lock.path });
+      const held = lock;
+      // Another agent may take the lock now; running on would make two of them.
+      void held.lost.then(() => {
+        lockLost = true;
+        log.error('Lost the lock file: the process holding it for the agent died; stopping', { path: held.path });
+        controller.abort(new Error('lock file lost'));
+      });
       if (flags.exitOnLockContention) {
         void lock.contended.then((reason) => {
           log.info('Lock contention detected, exiting', { path: flags.lockFilePath, reason });
@@ -84,18 +94,41 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     }
     const liveness = new LivenessRegistry();
     const components: Component[] = [createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
-    await runComponents(components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
+    // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
+    // no other server yet) the event loop would drain and the process exit 0 at once.
+    // The agent runs until it is told to stop, like the kubelet's final `select {}`.
+    const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+    try {
+      await runComponents(components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
+    } finally {
+      clearInterval(keepAlive);
+    }
     log.info('Agent stopped');
-    return 0;
+    return lockLost ? 1 : 0;
   } catch (e) {
     if (controller.signal.aborted && isAbortLike(e)) return 0;
     log.error('Agent failed', { err: e });
     return 1;
   } finally {
-    uninstall();
     await lock?.release();
     await logging.close();
+    // Last: a signal during the steps above still reaches our handler (second signal → forceExit).
+    uninstall();
   }
+}
+
+/** The fields a config file, drop-in or flag set, in their file encoding, each with where it came from. */
+function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; from: string }> {
+  const out: Record<string, { value: unknown; from: string }> = {};
+  for (const leaf of leaves(configSpec)) {
+    const source = r.provenance.get(leaf.path);
+    if (source === undefined || source.kind === 'default') continue;
+    const value = getIn(r.config, leaf.keys);
+    // Manifest URL headers may carry credentials: name them only.
+    const shown = leaf.path === 'staticPodURLHeader' && value !== null && typeof value === 'object' ? Object.keys(value) : leaf.opt.kind.encode(value as never);
+    out[leaf.path] = { value: shown, from: describeSource(source) };
+  }
+  return out;
 }
 
 function isAbortLike(e: unknown): boolean {

@@ -14,9 +14,18 @@ export interface MainIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
+  /** Ends the process at once (second SIGTERM/SIGINT). Only bin/ may exit, so it passes this in. */
+  readonly forceExit: (signal: NodeJS.Signals) => void;
 }
 
-const defaultIO = (): MainIO => ({ env: process.env, stdout: process.stdout, stderr: process.stderr });
+const defaultIO = (): MainIO => ({
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  forceExit: () => {
+    process.exitCode = 1;
+  },
+});
 
 function reportErrors(io: MainIO, heading: string, errors: readonly AgentError[]): void {
   const lines = errors.length === 1 ? [`Error: ${heading}: ${errors[0]!.message}`] : [`Error: ${heading} (${errors.length} problems):`, ...errors.map((e) => `  - ${e.message}`)];
@@ -27,7 +36,8 @@ function reportWarnings(io: MainIO, warnings: readonly string[]): void {
   for (const w of warnings) io.stderr.write(`Warning: ${w}\n`);
 }
 
-export async function main(argv: readonly string[], io: MainIO = defaultIO()): Promise<number> {
+export async function main(argv: readonly string[], overrides: Partial<MainIO> = {}): Promise<number> {
+  const io: MainIO = { ...defaultIO(), ...overrides };
   let parsed;
   try {
     parsed = parseFlags(argv);
@@ -75,5 +85,5 @@ export async function main(argv: readonly string[], io: MainIO = defaultIO()): P
   const reported = typeof version === 'string' && version.startsWith('v') ? version : builtVersion();
   // The runtime side (logging, servers, managers) loads only when the agent really runs.
   const { runAgent } = await import('../agent.js');
-  return runAgent({ resolved, gates: result.gates, warnings, version: reported, stdout: io.stdout, stderr: io.stderr });
+  return runAgent({ resolved, gates: result.gates, warnings, version: reported, stdout: io.stdout, stderr: io.stderr, forceExit: io.forceExit });
 }

@@ -210,6 +210,10 @@ export const RULES: readonly Rule[] = [
     if (c.cfg.runOnce && c.cfg.enableServer && explicitlySet(c, 'enableServer')) c.problem(['runOnce', 'enableServer'], 'cannot be combined with an explicitly enabled server (--enable-server)');
   },
   (c) => {
+    // As the kubelet's run(): contention cannot be watched on a lock that is not taken.
+    if (c.flags.exitOnLockContention && c.flags.lockFilePath === '') c.problem(['exitOnLockContention', 'lockFilePath'], 'needs a lock file (--lock-file)');
+  },
+  (c) => {
     if (c.cfg.containerLogMaxFiles < 2) c.problem(['containerLogMaxFiles'], `must be >= 2, got ${c.cfg.containerLogMaxFiles}`);
   },
   (c) => {

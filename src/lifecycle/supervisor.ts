@@ -70,7 +70,7 @@ export async function runComponents(
   const fail = (child: Child, error: unknown): void => {
     if (child.failed) return;
     child.failed = true;
-    log.error('component failed', { component: child.component.name, error: describe(error) });
+    log.error('component failed', { child: child.component.name, error: describe(error) });
     if (finished) return;
     failure ??= { error };
     requestStop(
@@ -98,7 +98,7 @@ export async function runComponents(
       () => {
         child.running = false;
         if (child.controller.signal.aborted) {
-          log.info('component stopped', { component: component.name });
+          log.info('component stopped', { child: component.name });
         } else {
           fail(child, new AgentError('EINTERNAL', `component "${component.name}" stopped before shutdown`));
         }
@@ -106,7 +106,7 @@ export async function runComponents(
       (err: unknown) => {
         child.running = false;
         if (isAbortError(err, child.controller.signal) && child.controller.signal.aborted) {
-          log.info('component stopped', { component: component.name });
+          log.info('component stopped', { child: component.name });
         } else {
           fail(child, err);
         }
@@ -119,7 +119,7 @@ export async function runComponents(
   try {
     for (const component of components) {
       if (stopping) break;
-      log.info('starting component', { component: component.name });
+      log.info('starting component', { child: component.name });
       const child = start(component);
       started.push(child);
       const ready = component.ready.then(
@@ -131,7 +131,7 @@ export async function runComponents(
         },
       );
       const isReady = await Promise.race([ready, stopRequested.then(() => false)]);
-      if (isReady) log.info('component ready', { component: component.name });
+      if (isReady) log.info('component ready', { child: component.name });
     }
     if (!stopping) log.info('all components ready', { count: started.length });
     await stopRequested;
@@ -166,7 +166,7 @@ async function stopInReverse(
   try {
     for (const child of [...started].reverse()) {
       if (!child.running) continue;
-      log.info('stopping component', { component: child.component.name });
+      log.info('stopping component', { child: child.component.name });
       child.controller.abort(reason);
       const outcome = await Promise.race([child.stopped.then(() => 'stopped' as const), deadline]);
       if (outcome === 'timeout') break;

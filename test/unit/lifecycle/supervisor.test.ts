@@ -81,7 +81,7 @@ describe('runComponents', () => {
     b.fail(boom);
     await expect(running).rejects.toBe(boom);
     expect(events.slice(6)).toEqual(['failed b', 'abort c', 'stopped c', 'abort a', 'stopped a']);
-    expect(log.lines).toContainEqual({ level: 'error', msg: 'component failed', fields: { component: 'b', error: 'boom' } });
+    expect(log.lines).toContainEqual({ level: 'error', msg: 'component failed', fields: { child: 'b', error: 'boom' } });
     expect(parent.signal.aborted).toBe(false);
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
   });
