@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The only place that turns the agent's outcome into a process exit code.
-import { main } from '../dist/cli/main.js';
+import { loadBundle } from './bundle-loader.js';
 
 // `agent --help | head` closes the pipe early; that is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,6 +10,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const { main } = loadBundle().exports;
 // A second SIGTERM/SIGINT during shutdown ends the process with status 1, as the kubelet's does.
 main(process.argv.slice(2), { forceExit: () => process.exit(1) }).then(
   (code) => {

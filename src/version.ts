@@ -6,10 +6,14 @@ interface PackageJson {
   version: string;
 }
 
+/** Set by the bundler (packaging/bundle.mjs) from package.json; absent when running tsc output. */
+declare const __AGENT_VERSION__: string | undefined;
+
 let cached: string | undefined;
 
 /** `v0.1.0`: the version built into this copy of the agent. */
 export function builtVersion(): string {
+  if (cached === undefined && typeof __AGENT_VERSION__ === 'string') cached = `v${__AGENT_VERSION__}`;
   if (cached === undefined) {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as PackageJson;
     cached = `v${pkg.version}`;

@@ -4,10 +4,8 @@
 import { availableParallelism } from 'node:os';
 import { AgentError, ValidationError, isAgentError } from '../errors.js';
 import { parseFlags } from './flags.js';
-import { renderHelp } from './help.js';
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js';
 import { validate } from '../config/validate.js';
-import { printConfig } from '../config/print.js';
 import { builtVersion, versionInfo } from '../version.js';
 
 export interface MainIO {
@@ -48,6 +46,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
   }
   const given = new Map(parsed.otherFlags.map((g) => [g.leaf.path, g.value]));
   if (given.get('help') === true) {
+    const { renderHelp } = await import('./help.js');
     io.stdout.write(renderHelp() + '\n');
     return 0;
   }
@@ -79,6 +78,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
   }
   if (resolved.flags.printConfig) {
     reportWarnings(io, warnings);
+    const { printConfig } = await import('../config/print.js');
     io.stdout.write(printConfig(resolved.config, resolved.provenance, resolved.flags));
     return 0;
   }

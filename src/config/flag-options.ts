@@ -5,7 +5,6 @@ import { opt, type ValueOf } from './spec.js';
 import { parseGoBool } from './values/kv.js';
 import { ValueError } from '../errors.js';
 import type { Kind } from './kinds.js';
-import { z } from 'zod';
 
 /**
  * `--version[=true|false|raw|vX.Y.Z]`: `true` prints and exits; a `v`-prefixed
@@ -24,7 +23,7 @@ export const versionFlag: Kind<string> = {
     }
     return parseGoBool(t) ? 'true' : 'false';
   },
-  file: z.string(),
+  file: (z) => z.string(),
   encode: (v) => v,
   show: () => '',
   isZero: (v) => v === 'false',

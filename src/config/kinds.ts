@@ -1,7 +1,7 @@
 // Value kinds: how one option's value is read from a flag, read from a
 // configuration file, written back to a file, and shown in --help. The option
 // table pairs each option with one kind, so those four views cannot drift.
-import { z } from 'zod';
+import type * as zod from 'zod';
 import { formatDuration, parseDuration } from './values/duration.js';
 import { parseGoBool, parseHeaders, parseMapStringBool, parseMapStringString } from './values/kv.js';
 import { parseEvictionFlag } from './values/eviction.js';
@@ -9,6 +9,9 @@ import { mergeReservedMemory, parseReservedMemory, type ReservedMemory } from '.
 import { parseTaints, type Taint } from './values/taints.js';
 import { parseVmodule, formatVmodule } from '../log/vmodule.js';
 import { ValueError } from '../errors.js';
+
+/** The zod namespace, passed in by the schema builder. */
+export type Z = typeof zod.z;
 
 export interface Kind<T> {
   /** Type name shown in --help, as pflag shows it (`duration`, `int32`, `mapStringString`, ...). */
@@ -20,8 +23,11 @@ export interface Kind<T> {
    * same command line produced: list and map flags accumulate, others replace.
    */
   parseFlag(text: string, prev: T | undefined): T;
-  /** Decodes the value as written in a configuration file. */
-  readonly file: z.ZodType<T>;
+  /**
+   * Schema decoding the value as written in a configuration file. A function of
+   * the zod namespace so that zod loads only when a file is actually read.
+   */
+  file(z: Z): zod.ZodType<T>;
   /** The value as written back into an AgentConfiguration file. */
   encode(v: T): unknown;
   /** The default as shown in --help; '' hides it. */
@@ -53,7 +59,7 @@ export const bool: Kind<boolean> = {
   type: 'bool',
   isBool: true,
   parseFlag: (t) => parseGoBool(t),
-  file: z.boolean(),
+  file: (z) => z.boolean(),
   encode: (v) => v,
   show: (v) => (v ? 'true' : ''),
   isZero: () => false, // booleans are pointers in the kubelet's v1beta1 schema: an explicit false is honoured
@@ -63,7 +69,7 @@ function integer(type: string, min: number, max: number): Kind<number> {
   return {
     type,
     parseFlag: (t) => parseInteger(t, min, max, type),
-    file: z.number().int().min(min).max(max),
+    file: (z) => z.number().int().min(min).max(max),
     encode: (v) => v,
     show: (v) => (v === 0 ? '' : String(v)),
     isZero: (v) => v === 0,
@@ -79,7 +85,7 @@ export const float: Kind<number> = {
     if (t.trim() === '' || !Number.isFinite(n)) throw new ValueError(`invalid float "${t}"`);
     return n;
   },
-  file: z.number(),
+  file: (z) => z.number(),
   encode: (v) => v,
   show: (v) => (v === 0 ? '' : String(v)),
   isZero: (v) => v === 0,
@@ -88,7 +94,7 @@ export const float: Kind<number> = {
 export const string: Kind<string> = {
   type: 'string',
   parseFlag: (t) => t,
-  file: z.string(),
+  file: (z) => z.string(),
   encode: (v) => v,
   show: (v) => (v === '' ? '' : `"${v}"`),
   isZero: (v) => v === '',
@@ -103,7 +109,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Kind<V> {
   return {
     type: 'string',
     parseFlag: check,
-    file: z.string().transform((s, ctx) => {
+    file: (z) => z.string().transform((s, ctx) => {
       if ((values as readonly string[]).includes(s)) return s as V;
       ctx.addIssue({ code: 'custom', message: `must be one of ${values.map((v) => `"${v}"`).join(', ')}, got "${s}"` });
       return z.NEVER;
@@ -118,7 +124,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Kind<V> {
 export const duration: Kind<number> = {
   type: 'duration',
   parseFlag: (t) => parseDuration(t),
-  file: z.string().transform((s, ctx) => {
+  file: (z) => z.string().transform((s, ctx) => {
     try {
       return parseDuration(s);
     } catch (e) {
@@ -135,18 +141,18 @@ export const duration: Kind<number> = {
 export const strings: Kind<string[]> = {
   type: 'strings',
   parseFlag: (t, prev) => [...(prev ?? []), ...splitList(t)],
-  file: z.array(z.string()),
+  file: (z) => z.array(z.string()),
   encode: (v) => v,
   show: (v) => (v.length === 0 ? '' : `[${v.join(',')}]`),
   isZero: (v) => v.length === 0,
 };
 
-function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: z.ZodType<V>): Kind<Record<string, V>> {
+function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: (z: Z) => zod.ZodType<V>): Kind<Record<string, V>> {
   return {
     type,
     // Map flags replace the whole map the first time they appear, then accumulate.
     parseFlag: (t, prev) => ({ ...(prev ?? {}), ...parse(t) }),
-    file: z.record(z.string(), value),
+    file: (z) => z.record(z.string(), value(z)),
     encode: (v) => v,
     show: (v) =>
       isEmptyRecord(v)
@@ -158,12 +164,12 @@ function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, va
   };
 }
 
-export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), z.string());
-export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), z.boolean());
+export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), (z) => z.string());
+export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), (z) => z.boolean());
 
 /** `memory.available<100Mi,...` on the command line; a signal→value map in files. */
 export const evictionMap: Kind<Record<string, string>> = {
-  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), z.string()),
+  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), (z) => z.string()),
   show: (v) =>
     Object.entries(v)
       .map(([k, x]) => `${k}<${x}`)
@@ -179,13 +185,13 @@ export const headers: Kind<Record<string, string[]>> = {
     for (const [name, value] of parseHeaders(t)) (out[name] ??= []).push(value);
     return out;
   },
-  file: z.record(z.string(), z.array(z.string())),
+  file: (z) => z.record(z.string(), z.array(z.string())),
   encode: (v) => v,
   show: () => '',
   isZero: (v) => isEmptyRecord(v),
 };
 
-const taintSchema = z
+const taintSchema = (z: Z) => z
   .object({
     key: z.string(),
     value: z.string().optional(),
@@ -197,7 +203,7 @@ const taintSchema = z
 export const taints: Kind<Taint[]> = {
   type: 'taints',
   parseFlag: (t, prev) => [...(prev ?? []), ...parseTaints(t)],
-  file: z.array(taintSchema).transform((list) =>
+  file: (z) => z.array(taintSchema(z)).transform((list) =>
     list.map((t) => {
       const out: Taint = { key: t.key, effect: t.effect };
       if (t.value !== undefined && t.value !== '') out.value = t.value;
@@ -212,7 +218,7 @@ export const taints: Kind<Taint[]> = {
 export const reservedMemory: Kind<ReservedMemory[]> = {
   type: 'reservedMemory',
   parseFlag: (t, prev) => mergeReservedMemory(prev ?? [], parseReservedMemory(t)),
-  file: z.array(z.object({ numaNode: z.number().int().min(0), limits: z.record(z.string(), z.string()) }).strict()),
+  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0), limits: z.record(z.string(), z.string()) }).strict()),
   encode: (v) => v,
   show: () => '',
   isZero: (v) => v.length === 0,
@@ -226,7 +232,7 @@ export interface VmoduleEntry {
 export const vmodule: Kind<VmoduleEntry[]> = {
   type: 'pattern=N,...',
   parseFlag: (t, prev) => [...(prev ?? []), ...parseVmodule(t)],
-  file: z.array(z.object({ filePattern: z.string(), verbosity: z.number().int().min(0) }).strict()),
+  file: (z) => z.array(z.object({ filePattern: z.string(), verbosity: z.number().int().min(0) }).strict()),
   encode: (v) => v,
   show: (v) => formatVmodule(v),
   isZero: (v) => v.length === 0,
@@ -246,7 +252,7 @@ export const shutdownByPriority: Kind<ShutdownGracePeriodByPriority[]> = {
   parseFlag: () => {
     throw new ValueError('shutdownGracePeriodByPodPriority can only be set in the configuration file');
   },
-  file: z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() }).strict()),
+  file: (z) => z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() }).strict()),
   encode: (v) => v,
   show: () => '',
   isZero: (v) => v.length === 0,

@@ -93,7 +93,8 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   }
   const { apiVersion: _v, kind: _k, ...fields } = obj;
   const deletions = takeNullEntries(fields);
-  const parsed = fileSchema().safeParse(dropNulls(fields));
+  const decoded = dropNulls(fields);
+  const parsed = fileSchema(decoded).safeParse(decoded);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problem(issue.path as Path, issue.message);
   }

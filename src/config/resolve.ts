@@ -4,7 +4,7 @@
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
 import { configSpec, type AgentConfiguration } from './options.js';
 import { flagSpec, type AgentFlags } from './flag-options.js';
-import { listDropIns, loadConfigFile, type FileLayer } from './load.js';
+import type { FileLayer } from './load.js';
 import { build, clone, leaves, type Leaf } from './spec.js';
 
 export type Source =
@@ -79,13 +79,15 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     }
   };
 
-  if (withFile) await collect(async () => void layers.push(await loadConfigFile(flags.config, 'file')));
+  // yaml and zod load only when there is a file to read: a flag-only start stays fast.
+  const load = withFile || flags.configDir !== '' ? await import('./load.js') : undefined;
+  if (withFile && load) await collect(async () => void layers.push(await load.loadConfigFile(flags.config, 'file')));
   if (flags.configDir !== '') {
     if (input.env[DROPIN_ENV] === undefined) {
       problems.push(new ConfigFileError(`--config-dir "${flags.configDir}" is given but the environment variable ${DROPIN_ENV} is not set; set it (to any value) to enable drop-in configuration`, { flag: '--config-dir', file: flags.configDir }));
-    } else {
+    } else if (load) {
       await collect(async () => {
-        for (const file of await listDropIns(flags.configDir)) await collect(async () => void layers.push(await loadConfigFile(file, 'dropin')));
+        for (const file of await load.listDropIns(flags.configDir)) await collect(async () => void layers.push(await load.loadConfigFile(file, 'dropin')));
       });
     }
   }

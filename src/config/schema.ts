@@ -5,20 +5,43 @@ import { z } from 'zod';
 import { Opt, type OptTree } from './spec.js';
 import { configSpec } from './options.js';
 
-function objectFor(tree: OptTree): z.ZodObject {
+const leafSchemas = new WeakMap<Opt<unknown>, z.ZodType>();
+
+function leafSchema(opt: Opt<unknown>): z.ZodType {
+  let schema = leafSchemas.get(opt);
+  if (schema === undefined) {
+    schema = (opt.kind.file(z) as z.ZodType).optional();
+    leafSchemas.set(opt, schema);
+  }
+  return schema;
+}
+
+/**
+ * The schema of the fields of `tree` present in `raw`: a file sets a handful
+ * of ~130 fields, and building zod schemas for absent ones is most of the
+ * cost of reading a small file. Absent fields need no checking; unknown ones
+ * are reported by unknownFields().
+ */
+function objectFor(tree: OptTree, raw: Record<string, unknown>): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
-  for (const [key, node] of Object.entries(tree)) {
-    shape[key] = node instanceof Opt ? (node.kind.file as z.ZodType).optional() : objectFor(node as OptTree).optional();
+  for (const [key, value] of Object.entries(raw)) {
+    const node = tree[key];
+    if (node === undefined) continue;
+    if (node instanceof Opt) shape[key] = leafSchema(node as Opt<unknown>);
+    else {
+      const nested = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+      shape[key] = objectFor(node as OptTree, nested).optional();
+    }
   }
   return z.object(shape);
 }
 
-let cached: z.ZodObject | undefined;
-
-/** Schema of an AgentConfiguration document without apiVersion/kind; built on first use. */
-export function fileSchema(): z.ZodObject {
-  cached ??= objectFor(configSpec);
-  return cached;
+/** Schema checking the fields an AgentConfiguration document (without apiVersion/kind) sets. */
+export function fileSchema(raw: Record<string, unknown>): z.ZodObject {
+  // Each schema parses one document: zod's JIT (code generated per object
+  // schema) costs more than it saves here.
+  z.config({ jitless: true });
+  return objectFor(configSpec, raw);
 }
 
 export interface UnknownField {

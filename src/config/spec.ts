@@ -93,13 +93,24 @@ export interface Leaf {
   readonly opt: Opt<unknown>;
 }
 
-/** Every leaf of a tree, depth-first in declaration order. */
-export function leaves(tree: OptTree, prefix: readonly string[] = []): Leaf[] {
+const leafCache = new WeakMap<OptTree, readonly Leaf[]>();
+
+/** Every leaf of a tree, depth-first in declaration order. The tables are constant, so this is computed once per tree. */
+export function leaves(tree: OptTree): readonly Leaf[] {
+  let out = leafCache.get(tree);
+  if (out === undefined) {
+    out = walk(tree, []);
+    leafCache.set(tree, out);
+  }
+  return out;
+}
+
+function walk(tree: OptTree, prefix: readonly string[]): Leaf[] {
   const out: Leaf[] = [];
   for (const [key, node] of Object.entries(tree)) {
     const keys = [...prefix, key];
     if (node instanceof Opt) out.push({ path: keys.join('.'), keys, opt: node as Opt<unknown> });
-    else out.push(...leaves(node as OptTree, keys));
+    else out.push(...walk(node as OptTree, keys));
   }
   return out;
 }

@@ -1,7 +1,6 @@
 // Serving TLS settings: the Go names the kubelet accepts for
 // `--tls-min-version` / `--tls-cipher-suites` (cliflag TLSVersion,
 // TLSCipherSuites, InsecureTLSCiphers) and their Node.js/OpenSSL equivalents.
-import { getCiphers } from 'node:tls';
 import { ValueError } from '../../errors.js';
 
 export const TLS_VERSIONS = ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'] as const;
@@ -58,7 +57,8 @@ const OPENSSL_NAME: ReadonlyMap<string, string> = new Map([...SECURE, ...INSECUR
 /** What this Node/OpenSSL build can negotiate (RC4 and 3DES are usually compiled out). */
 let available: ReadonlySet<string> | undefined;
 function isAvailable(goName: string): boolean {
-  available ??= new Set(getCiphers().map((c) => c.toUpperCase()));
+  // node:tls costs several ms to load; only a configuration that names suites pays for it.
+  available ??= new Set(process.getBuiltinModule('node:tls').getCiphers().map((c) => c.toUpperCase()));
   const name = OPENSSL_NAME.get(goName);
   return name !== undefined && available.has(name.toUpperCase());
 }
