@@ -1,0 +1,204 @@
+// Decodes a pod manifest (the core/v1 Pod JSON shape) into the agent's Pod
+// model: structure and types checked by zod, API defaults applied (restart
+// policy, grace period, pull policy, ...). Unknown fields are dropped, as the
+// kubelet's lenient decoder does. Semantic rules live in pod-validate.ts.
+import { z } from 'zod';
+import type { Container, Pod, PullPolicy } from './pod-types.js';
+
+const str = z.string();
+const strMap = z.record(z.string(), z.string());
+const int = z.number().int();
+const protocol = z.enum(['TCP', 'UDP', 'SCTP']);
+
+const intOrString = z.union([int, z.string()]);
+const exec = z.object({ command: z.array(str) });
+const httpGet = z.object({
+  path: str.optional(),
+  port: intOrString,
+  host: str.optional(),
+  scheme: z.enum(['HTTP', 'HTTPS']).optional(),
+  httpHeaders: z.array(z.object({ name: str, value: str })).optional(),
+});
+const tcpSocket = z.object({ port: intOrString, host: str.optional() });
+const probe = z.object({
+  exec: exec.optional(),
+  httpGet: httpGet.optional(),
+  tcpSocket: tcpSocket.optional(),
+  initialDelaySeconds: int.optional(),
+  timeoutSeconds: int.optional(),
+  periodSeconds: int.optional(),
+  successThreshold: int.optional(),
+  failureThreshold: int.optional(),
+  terminationGracePeriodSeconds: int.optional(),
+});
+const handler = z.object({ exec: exec.optional(), httpGet: httpGet.optional(), tcpSocket: tcpSocket.optional() });
+const seccomp = z.object({ type: z.enum(['RuntimeDefault', 'Unconfined', 'Localhost']), localhostProfile: str.optional() });
+
+const container = z.object({
+  name: str,
+  image: str.optional(),
+  command: z.array(str).optional(),
+  args: z.array(str).optional(),
+  workingDir: str.optional(),
+  ports: z.array(z.object({ name: str.optional(), containerPort: int, hostPort: int.optional(), protocol: protocol.optional(), hostIP: str.optional() })).optional(),
+  env: z
+    .array(
+      z.object({
+        name: str,
+        value: str.optional(),
+        valueFrom: z
+          .object({
+            fieldRef: z.object({ apiVersion: str.optional(), fieldPath: str }).optional(),
+            resourceFieldRef: z.object({ containerName: str.optional(), resource: str, divisor: intOrString.optional() }).optional(),
+            configMapKeyRef: z.object({ name: str, key: str, optional: z.boolean().optional() }).optional(),
+            secretKeyRef: z.object({ name: str, key: str, optional: z.boolean().optional() }).optional(),
+          })
+          .optional(),
+      }),
+    )
+    .optional(),
+  resources: z.object({ limits: z.record(str, intOrString).optional(), requests: z.record(str, intOrString).optional() }).optional(),
+  volumeMounts: z.array(z.object({ name: str, mountPath: str, readOnly: z.boolean().optional(), subPath: str.optional(), mountPropagation: z.enum(['None', 'HostToContainer', 'Bidirectional']).optional() })).optional(),
+  livenessProbe: probe.optional(),
+  readinessProbe: probe.optional(),
+  startupProbe: probe.optional(),
+  lifecycle: z.object({ postStart: handler.optional(), preStop: handler.optional() }).optional(),
+  terminationMessagePath: str.optional(),
+  terminationMessagePolicy: z.enum(['File', 'FallbackToLogsOnError']).optional(),
+  imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
+  securityContext: z
+    .object({
+      privileged: z.boolean().optional(),
+      runAsUser: int.optional(),
+      runAsGroup: int.optional(),
+      runAsNonRoot: z.boolean().optional(),
+      readOnlyRootFilesystem: z.boolean().optional(),
+      allowPrivilegeEscalation: z.boolean().optional(),
+      capabilities: z.object({ add: z.array(str).optional(), drop: z.array(str).optional() }).optional(),
+      seccompProfile: seccomp.optional(),
+    })
+    .optional(),
+  stdin: z.boolean().optional(),
+  stdinOnce: z.boolean().optional(),
+  tty: z.boolean().optional(),
+  restartPolicy: z.literal('Always').optional(),
+});
+
+const podSchema = z.object({
+  apiVersion: z.literal('v1', { error: 'must be "v1"' }),
+  kind: z.literal('Pod', { error: 'must be "Pod"' }),
+  metadata: z.object({
+    name: str.optional(),
+    namespace: str.optional(),
+    uid: str.optional(),
+    labels: strMap.optional(),
+    annotations: strMap.optional(),
+  }),
+  spec: z.object({
+    containers: z.array(container),
+    initContainers: z.array(container).optional(),
+    volumes: z.array(z.object({ name: str, hostPath: z.object({ path: str, type: str.optional() }).optional(), emptyDir: z.object({ medium: str.optional(), sizeLimit: intOrString.optional() }).optional() })).optional(),
+    restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
+    terminationGracePeriodSeconds: int.optional(),
+    activeDeadlineSeconds: int.optional(),
+    dnsPolicy: z.enum(['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None']).optional(),
+    dnsConfig: z.object({ nameservers: z.array(str).optional(), searches: z.array(str).optional(), options: z.array(z.object({ name: str, value: str.optional() })).optional() }).optional(),
+    hostNetwork: z.boolean().optional(),
+    hostPID: z.boolean().optional(),
+    hostIPC: z.boolean().optional(),
+    shareProcessNamespace: z.boolean().optional(),
+    hostname: str.optional(),
+    subdomain: str.optional(),
+    nodeName: str.optional(),
+    serviceAccountName: str.optional(),
+    securityContext: z
+      .object({
+        runAsUser: int.optional(),
+        runAsGroup: int.optional(),
+        runAsNonRoot: z.boolean().optional(),
+        supplementalGroups: z.array(int).optional(),
+        fsGroup: int.optional(),
+        sysctls: z.array(z.object({ name: str, value: str })).optional(),
+        seccompProfile: seccomp.optional(),
+      })
+      .optional(),
+    tolerations: z.array(z.object({ key: str.optional(), operator: z.enum(['Exists', 'Equal']).optional(), value: str.optional(), effect: str.optional(), tolerationSeconds: int.optional() })).optional(),
+    priority: int.optional(),
+    priorityClassName: str.optional(),
+    enableServiceLinks: z.boolean().optional(),
+    hostAliases: z.array(z.object({ ip: str, hostnames: z.array(str) })).optional(),
+    runtimeClassName: str.optional(),
+  }),
+});
+
+type RawContainer = z.infer<typeof container>;
+
+export interface DecodeProblem {
+  /** Field path as the API names it, e.g. `spec.containers[0].image`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export type DecodeResult = { ok: true; pod: Pod } | { ok: false; problems: DecodeProblem[] };
+
+/** `spec.containers[0].image` from zod's path segments. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+  return out;
+}
+
+/** The API's default: Always for `:latest` or an untagged image, else IfNotPresent. */
+export function defaultPullPolicy(image: string): PullPolicy {
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSlash = image.lastIndexOf('/');
+  const colon = image.indexOf(':', lastSlash + 1);
+  const tag = colon < 0 ? '' : image.slice(colon + 1);
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+const quantityText = (v: string | number): string => (typeof v === 'number' ? String(v) : v);
+
+function toContainer(c: RawContainer): Container {
+  const image = c.image ?? '';
+  const out: Container = {
+    ...c,
+    image,
+    resources: {
+      limits: Object.fromEntries(Object.entries(c.resources?.limits ?? {}).map(([k, v]) => [k, quantityText(v)])),
+      requests: Object.fromEntries(Object.entries(c.resources?.requests ?? {}).map(([k, v]) => [k, quantityText(v)])),
+    },
+    ports: c.ports?.map((p) => ({ ...p, protocol: p.protocol ?? 'TCP' })),
+    terminationMessagePath: c.terminationMessagePath ?? '/dev/termination-log',
+    terminationMessagePolicy: c.terminationMessagePolicy ?? 'File',
+    imagePullPolicy: c.imagePullPolicy ?? defaultPullPolicy(image),
+  } as Container;
+  // Requests default to limits where only limits are given (API defaulting).
+  for (const [k, v] of Object.entries(out.resources.limits)) out.resources.requests[k] ??= v;
+  return out;
+}
+
+/** Decodes one Pod object (already parsed from YAML/JSON). */
+export function decodePod(raw: unknown): DecodeResult {
+  z.config({ jitless: true });
+  const parsed = podSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })) };
+  }
+  const { metadata, spec } = parsed.data;
+  const pod: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: metadata.name ?? '', namespace: metadata.namespace ?? '', uid: metadata.uid ?? '', labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {} },
+    spec: {
+      ...spec,
+      containers: spec.containers.map(toContainer),
+      initContainers: spec.initContainers?.map(toContainer),
+      volumes: spec.volumes?.map((v) => ({ ...v, emptyDir: v.emptyDir && { ...v.emptyDir, sizeLimit: v.emptyDir.sizeLimit === undefined ? undefined : quantityText(v.emptyDir.sizeLimit) } })),
+      restartPolicy: spec.restartPolicy ?? 'Always',
+      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 30,
+      dnsPolicy: spec.dnsPolicy ?? 'ClusterFirst',
+    },
+  };
+  return { ok: true, pod };
+}

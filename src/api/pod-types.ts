@@ -1,0 +1,257 @@
+// The part of the core/v1 Pod object the agent reads and writes, in its JSON
+// shape (camelCase field names as the API serves them). Fields the agent does
+// not act on are carried through untouched in `extra` objects by the decoder;
+// they are not modelled here.
+
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+export type DNSPolicy = 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None';
+export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+export type TerminationMessagePolicy = 'File' | 'FallbackToLogsOnError';
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  resourceVersion?: string;
+  generation?: number;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  hostPort?: number;
+  protocol: Protocol;
+  hostIP?: string;
+}
+
+export interface ObjectFieldSelector {
+  apiVersion?: string;
+  fieldPath: string;
+}
+
+export interface ResourceFieldSelector {
+  containerName?: string;
+  resource: string;
+  divisor?: string;
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: {
+    fieldRef?: ObjectFieldSelector;
+    resourceFieldRef?: ResourceFieldSelector;
+    configMapKeyRef?: { name: string; key: string; optional?: boolean };
+    secretKeyRef?: { name: string; key: string; optional?: boolean };
+  };
+}
+
+export interface ResourceRequirements {
+  limits: Record<string, string>;
+  requests: Record<string, string>;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+  subPath?: string;
+  mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional';
+}
+
+export interface Capabilities {
+  add?: string[];
+  drop?: string[];
+}
+
+export interface SecurityContext {
+  privileged?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: Capabilities;
+  seccompProfile?: { type: 'RuntimeDefault' | 'Unconfined' | 'Localhost'; localhostProfile?: string };
+}
+
+export interface ExecAction {
+  command: string[];
+}
+
+export interface Probe {
+  exec?: ExecAction;
+  httpGet?: { path?: string; port: number | string; host?: string; scheme?: 'HTTP' | 'HTTPS'; httpHeaders?: Array<{ name: string; value: string }> };
+  tcpSocket?: { port: number | string; host?: string };
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface LifecycleHandler {
+  exec?: ExecAction;
+  httpGet?: Probe['httpGet'];
+  tcpSocket?: Probe['tcpSocket'];
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: ContainerPort[];
+  env?: EnvVar[];
+  resources: ResourceRequirements;
+  volumeMounts?: VolumeMount[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: { postStart?: LifecycleHandler; preStop?: LifecycleHandler };
+  terminationMessagePath: string;
+  terminationMessagePolicy: TerminationMessagePolicy;
+  imagePullPolicy: PullPolicy;
+  securityContext?: SecurityContext;
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  /** Init containers only: `Always` makes a sidecar (SidecarContainers gate). */
+  restartPolicy?: 'Always';
+}
+
+export interface Volume {
+  name: string;
+  hostPath?: { path: string; type?: string };
+  emptyDir?: { medium?: string; sizeLimit?: string };
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export interface PodDNSConfig {
+  nameservers?: string[];
+  searches?: string[];
+  options?: Array<{ name: string; value?: string }>;
+}
+
+export interface PodSecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  supplementalGroups?: number[];
+  fsGroup?: number;
+  sysctls?: Array<{ name: string; value: string }>;
+  seccompProfile?: SecurityContext['seccompProfile'];
+}
+
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  volumes?: Volume[];
+  restartPolicy: RestartPolicy;
+  terminationGracePeriodSeconds: number;
+  activeDeadlineSeconds?: number;
+  dnsPolicy: DNSPolicy;
+  dnsConfig?: PodDNSConfig;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  shareProcessNamespace?: boolean;
+  hostname?: string;
+  subdomain?: string;
+  nodeName?: string;
+  serviceAccountName?: string;
+  securityContext?: PodSecurityContext;
+  tolerations?: Toleration[];
+  priority?: number;
+  priorityClassName?: string;
+  enableServiceLinks?: boolean;
+  hostAliases?: Array<{ ip: string; hostnames: string[] }>;
+  runtimeClassName?: string;
+}
+
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface PodCondition {
+  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | 'PodReadyToStartContainers' | string;
+  status: 'True' | 'False' | 'Unknown';
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state: ContainerState;
+  lastState: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+}
+
+export interface PodStatus {
+  phase: PodPhase;
+  conditions: PodCondition[];
+  message?: string;
+  reason?: string;
+  hostIP?: string;
+  hostIPs?: Array<{ ip: string }>;
+  podIP?: string;
+  podIPs?: Array<{ ip: string }>;
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses: ContainerStatus[];
+  qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
+}
+
+export interface Pod {
+  apiVersion: 'v1';
+  kind: 'Pod';
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}
+
+/** `namespace/name`: how logs and errors name a pod. */
+export const podRef = (p: { metadata: Pick<ObjectMeta, 'name' | 'namespace'> }): string => `${p.metadata.namespace}/${p.metadata.name}`;

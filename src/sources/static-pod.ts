@@ -1,0 +1,61 @@
+// Static pod identity, as the kubelet gives it (pkg/kubelet/config/common.go):
+// name suffixed with the node name, default namespace, a UID hashed from the
+// content, the node and the source location (so a restart of the agent finds
+// the same UID and adopts what is running), and annotations recording source,
+// hash and first-seen time.
+import { createHash } from 'node:crypto';
+import type { Pod } from '../api/pod-types.js';
+
+export type StaticSource = 'file' | 'http';
+
+export const ANNOTATION_HASH = 'platform.io/config.hash';
+export const ANNOTATION_SOURCE = 'platform.io/config.source';
+export const ANNOTATION_SEEN = 'platform.io/config.seen';
+export const ANNOTATION_MIRROR = 'platform.io/config.mirror';
+
+/** JSON with object keys sorted, so equal content hashes equally whatever the key order in the file. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function staticPodUid(pod: Pod, node: string, source: StaticSource, location: string): string {
+  const h = createHash('md5');
+  h.update(canonicalJson(pod));
+  h.update(`host:${node}`);
+  h.update(source === 'file' ? `file:${location}` : `url:${location}`);
+  return h.digest('hex');
+}
+
+/** RFC 3339 with nanosecond digits, as the kubelet writes config.seen. */
+export function rfc3339Nano(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
+}
+
+/** Returns the pod with the kubelet's static-pod defaults applied; `pod` is not modified. */
+export function applyStaticPodDefaults(pod: Pod, node: string, source: StaticSource, location: string, now: Date): Pod {
+  const uid = pod.metadata.uid !== '' ? pod.metadata.uid : staticPodUid(pod, node, source, location);
+  const out: Pod = structuredClone(pod);
+  out.metadata.uid = uid;
+  out.metadata.name = `${pod.metadata.name}-${node}`;
+  if (out.metadata.namespace === '') out.metadata.namespace = 'default';
+  out.spec.nodeName = node;
+  out.metadata.annotations = { ...out.metadata.annotations, [ANNOTATION_HASH]: uid, [ANNOTATION_SOURCE]: source, [ANNOTATION_SEEN]: rfc3339Nano(now) };
+  if (source === 'file') {
+    // File pods tolerate every NoExecute taint: they must run even on a node under pressure.
+    out.spec.tolerations = [...(out.spec.tolerations ?? []), { operator: 'Exists', effect: 'NoExecute' }];
+  }
+  return out;
+}
+
+/** Pods equal for the sync loop's purposes: the first-seen time does not count as a change. */
+export function sameDesiredPod(a: Pod, b: Pod): boolean {
+  const strip = (p: Pod): unknown => ({ ...p, metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ANNOTATION_SEEN]: undefined } }, status: undefined });
+  return canonicalJson(strip(a)) === canonicalJson(strip(b));
+}
