@@ -1,8 +1,14 @@
 // Static pod identity, as the kubelet gives it (pkg/kubelet/config/common.go):
-// name suffixed with the node name, default namespace, a UID hashed from the
-// content, the node and the source location (so a restart of the agent finds
-// the same UID and adopts what is running), and annotations recording source,
-// hash and first-seen time.
+// name suffixed with the node name, default namespace, a UID, and annotations
+// recording source, hash and first-seen time.
+//
+// One deliberate difference: the kubelet hashes the pod's *content* into the
+// UID, so any edit of a manifest makes a new pod and restarts every container.
+// Here the UID comes from the pod's identity (namespace, name, node, source
+// and location): stable for the same content, so a restarted agent adopts
+// what runs, and stable across edits, so an edit is an update in which only
+// the containers whose spec changed restart (and the sandbox only when its
+// own settings change).
 import { createHash } from 'node:crypto';
 import type { Pod } from '../api/pod-types.js';
 
@@ -27,7 +33,7 @@ export function canonicalJson(v: unknown): string {
 
 export function staticPodUid(pod: Pod, node: string, source: StaticSource, location: string): string {
   const h = createHash('md5');
-  h.update(canonicalJson(pod));
+  h.update(`pod:${pod.metadata.namespace || 'default'}/${pod.metadata.name}`);
   h.update(`host:${node}`);
   h.update(source === 'file' ? `file:${location}` : `url:${location}`);
   return h.digest('hex');

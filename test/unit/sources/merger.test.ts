@@ -18,7 +18,7 @@ describe('PodConfigMerger', () => {
     expect(ops(m.set('file', [pod('a', '1', 'i:2'), pod('c', '3')]))).toEqual(['REMOVE b', 'UPDATE a', 'ADD c']);
     expect(ops(m.set('file', []))).toEqual(['REMOVE a', 'REMOVE c']);
   });
-  it('a content change that changes the UID is a remove and an add', () => {
+  it('a pod whose UID changes (renamed) is a remove and an add', () => {
     const m = new PodConfigMerger(['file']);
     m.set('file', [pod('a', '1')]);
     expect(ops(m.set('file', [pod('a', '9', 'i:2')]))).toEqual(['REMOVE a', 'ADD a']);

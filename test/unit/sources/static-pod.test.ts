@@ -21,10 +21,12 @@ describe('static pod identity', () => {
     expect(p.metadata.annotations).toEqual({ 'platform.io/config.hash': p.metadata.uid, 'platform.io/config.source': 'file', 'platform.io/config.seen': '2026-11-22T00:00:00.000000000Z' });
     expect(p.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
   });
-  it('the UID is stable for the same content, source and node, and differs otherwise', () => {
+  it('the UID is stable for the same pod, source and node, also across edits, and differs otherwise', () => {
     const uid = (p: Pod, node = 'n', loc = '/m/a.yaml', src: 'file' | 'http' = 'file') => applyStaticPodDefaults(p, node, src, loc, t0).metadata.uid;
     expect(uid(pod())).toBe(uid(pod()));
-    expect(uid(pod())).not.toBe(uid(pod('i:2')));
+    expect(uid(pod())).toBe(uid(pod('i:2')));
+    expect(uid(pod())).not.toBe(uid(pod('i:1', { name: 'other' })));
+    expect(uid(pod())).not.toBe(uid(pod('i:1', { namespace: 'kube' })));
     expect(uid(pod())).not.toBe(uid(pod(), 'other'));
     expect(uid(pod())).not.toBe(uid(pod(), 'n', '/m/b.yaml'));
     expect(uid(pod())).not.toBe(uid(pod(), 'n', '/m/a.yaml', 'http'));
