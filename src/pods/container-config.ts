@@ -1,0 +1,211 @@
+// The CRI container configuration of one container of a pod (the kubelet's
+// generateContainerConfig), as pure functions: environment with the downward
+// API and $(VAR) expansion, resources → CPU shares / CFS quota / memory limit /
+// OOM score by QoS class, mounts, security context, log path.
+import type { Container, EnvVar, Pod } from '../api/pod-types.js';
+import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount } from '../cri/types.js';
+import { parseQuantity } from '../config/values/quantity.js';
+import { containerAnnotations, containerLabels, type ContainerType } from './labels.js';
+
+export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+
+const milli = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value * 1000));
+const bytes = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value));
+
+/** The pod's QoS class, from its containers' cpu and memory requests and limits. */
+export function qosClass(pod: Pod): QosClass {
+  const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+  let any = false;
+  let guaranteed = true;
+  for (const c of all) {
+    for (const r of ['cpu', 'memory']) {
+      const req = c.resources.requests[r];
+      const lim = c.resources.limits[r];
+      if (req !== undefined || lim !== undefined) any = true;
+      if (lim === undefined || req === undefined || parseQuantity(req).value !== parseQuantity(lim).value) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/** OOM score adjustment by QoS (the kubelet's GetContainerOOMScoreAdjust). */
+export function oomScoreAdj(pod: Pod, c: Container, memoryCapacity: number): number {
+  const qos = qosClass(pod);
+  if (qos === 'Guaranteed') return -997;
+  if (qos === 'BestEffort') return 1000;
+  const request = bytes(c.resources.requests['memory']);
+  const adj = 1000 - Math.floor((1000 * request) / memoryCapacity);
+  // Burstable containers score above Guaranteed ones and below BestEffort ones.
+  return Math.min(999, Math.max(2, adj));
+}
+
+export interface ResourceSettings {
+  /** --cpu-cfs-quota. */
+  cpuCFSQuota: boolean;
+  /** --cpu-cfs-quota-period, in ms. */
+  cpuCFSQuotaPeriodMs: number;
+  /** Node memory, for the Burstable OOM score. */
+  memoryCapacity: number;
+}
+
+const MIN_SHARES = 2;
+const MIN_QUOTA_US = 1000;
+
+export function linuxResources(pod: Pod, c: Container, s: ResourceSettings): LinuxContainerResources {
+  const cpuRequest = milli(c.resources.requests['cpu']);
+  const cpuLimit = milli(c.resources.limits['cpu']);
+  const periodUs = Math.round(s.cpuCFSQuotaPeriodMs * 1000);
+  const quota = s.cpuCFSQuota && cpuLimit > 0 ? Math.max(MIN_QUOTA_US, Math.floor((cpuLimit * periodUs) / 1000)) : 0;
+  return {
+    cpuShares: Math.max(MIN_SHARES, Math.floor((cpuRequest * 1024) / 1000)),
+    cpuQuota: quota,
+    cpuPeriod: quota > 0 ? periodUs : 0,
+    memoryLimitInBytes: bytes(c.resources.limits['memory']),
+    oomScoreAdj: oomScoreAdj(pod, c, s.memoryCapacity),
+  };
+}
+
+/** Kubernetes $(VAR) expansion: defined variables are replaced, `$$` escapes, anything else stays as written. */
+export function expand(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\$|\$\(([^)\s]*)\)/g, (m, name: string | undefined) => {
+    if (m === '$$') return '$';
+    const v = name === undefined ? undefined : vars.get(name);
+    return v === undefined ? m : v;
+  });
+}
+
+export interface PodRuntimeFacts {
+  nodeName: string;
+  hostIP: string;
+  podIP: string;
+  podIPs: string[];
+}
+
+export class ContainerConfigError extends Error {
+  constructor(
+    readonly reason: 'CreateContainerConfigError',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function fieldRef(pod: Pod, path: string, facts: PodRuntimeFacts): string {
+  const label = /^metadata\.labels\['(.+)'\]$/.exec(path);
+  if (label) return pod.metadata.labels[label[1]!] ?? '';
+  const ann = /^metadata\.annotations\['(.+)'\]$/.exec(path);
+  if (ann) return pod.metadata.annotations[ann[1]!] ?? '';
+  switch (path) {
+    case 'metadata.name':
+      return pod.metadata.name;
+    case 'metadata.namespace':
+      return pod.metadata.namespace;
+    case 'metadata.uid':
+      return pod.metadata.uid;
+    case 'spec.nodeName':
+      return facts.nodeName;
+    case 'spec.serviceAccountName':
+      return pod.spec.serviceAccountName ?? '';
+    case 'status.hostIP':
+      return facts.hostIP;
+    case 'status.hostIPs':
+      return facts.hostIP;
+    case 'status.podIP':
+      return facts.podIP;
+    case 'status.podIPs':
+      return facts.podIPs.join(',');
+    default:
+      throw new ContainerConfigError('CreateContainerConfigError', `unsupported fieldRef "${path}"`);
+  }
+}
+
+function resourceRef(pod: Pod, c: Container, ref: NonNullable<EnvVar['valueFrom']>['resourceFieldRef'] & object): string {
+  const target = ref.containerName ? [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((x) => x.name === ref.containerName) : c;
+  if (!target) throw new ContainerConfigError('CreateContainerConfigError', `resourceFieldRef: no container "${ref.containerName}"`);
+  const [kind, res] = ref.resource.split('.') as ['limits' | 'requests', string];
+  const text = target.resources[kind]?.[res];
+  const divisor = parseQuantity(ref.divisor ?? '1').value;
+  if (text === undefined) return '0';
+  return String(Math.ceil(parseQuantity(text).value / divisor));
+}
+
+/** Environment of a container in order, each value expanded against the ones before it. */
+export function containerEnv(pod: Pod, c: Container, facts: PodRuntimeFacts): KeyValue[] {
+  const vars = new Map<string, string>();
+  const out: KeyValue[] = [];
+  for (const e of c.env ?? []) {
+    let value: string;
+    if (e.valueFrom?.fieldRef) value = fieldRef(pod, e.valueFrom.fieldRef.fieldPath, facts);
+    else if (e.valueFrom?.resourceFieldRef) value = resourceRef(pod, c, e.valueFrom.resourceFieldRef);
+    else if (e.valueFrom?.configMapKeyRef || e.valueFrom?.secretKeyRef) {
+      const ref = e.valueFrom.configMapKeyRef ?? e.valueFrom.secretKeyRef!;
+      if (ref.optional) continue;
+      const kind = e.valueFrom.configMapKeyRef ? 'configmap' : 'secret';
+      throw new ContainerConfigError('CreateContainerConfigError', `${kind} "${ref.name}" not found: a standalone agent has no API server to read it from`);
+    } else value = expand(e.value ?? '', vars);
+    vars.set(e.name, value);
+    const i = out.findIndex((x) => x.key === e.name);
+    if (i >= 0) out[i] = { key: e.name, value };
+    else out.push({ key: e.name, value });
+  }
+  return out;
+}
+
+export interface ContainerSettings extends ResourceSettings {
+  /** --seccomp-default. */
+  seccompDefault: boolean;
+  /** Host directory of an emptyDir volume. */
+  emptyDirPath(pod: Pod, volume: string): string;
+}
+
+function mounts(pod: Pod, c: Container, s: ContainerSettings): Mount[] {
+  const volumes = new Map((pod.spec.volumes ?? []).map((v) => [v.name, v]));
+  return (c.volumeMounts ?? []).map((m) => {
+    const v = volumes.get(m.name)!;
+    const host = v.hostPath ? v.hostPath.path : s.emptyDirPath(pod, v.name);
+    const propagation = m.mountPropagation === 'Bidirectional' ? 'BIDIRECTIONAL' : m.mountPropagation === 'HostToContainer' ? 'HOST_TO_CONTAINER' : 'PRIVATE';
+    return { containerPath: m.mountPath, hostPath: m.subPath ? `${host}/${m.subPath}` : host, readonly: m.readOnly === true, propagation };
+  });
+}
+
+export function containerConfig(pod: Pod, c: Container, type: ContainerType, restartCount: number, facts: PodRuntimeFacts, s: ContainerSettings): ContainerConfig {
+  const env = containerEnv(pod, c, facts);
+  const vars = new Map(env.map((e) => [e.key, e.value]));
+  const psc = pod.spec.securityContext;
+  const sc = c.securityContext;
+  const seccomp = sc?.seccompProfile ?? psc?.seccompProfile ?? (s.seccompDefault ? { type: 'RuntimeDefault' as const } : undefined);
+  const runAsUser = sc?.runAsUser ?? psc?.runAsUser;
+  const runAsGroup = sc?.runAsGroup ?? psc?.runAsGroup;
+  return {
+    metadata: { name: c.name, attempt: restartCount },
+    image: c.image,
+    command: (c.command ?? []).map((x) => expand(x, vars)),
+    args: (c.args ?? []).map((x) => expand(x, vars)),
+    workingDir: c.workingDir ?? '',
+    envs: env,
+    mounts: mounts(pod, c, s),
+    labels: containerLabels(pod, c),
+    annotations: containerAnnotations(pod, c, restartCount, type),
+    logPath: `${c.name}/${restartCount}.log`,
+    stdin: c.stdin === true,
+    stdinOnce: c.stdinOnce === true,
+    tty: c.tty === true,
+    linux: {
+      resources: linuxResources(pod, c, s),
+      securityContext: {
+        privileged: sc?.privileged === true,
+        ...(runAsUser !== undefined ? { runAsUser } : {}),
+        ...(runAsGroup !== undefined ? { runAsGroup } : {}),
+        readonlyRootfs: sc?.readOnlyRootFilesystem === true,
+        namespaceOptions: {
+          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
+          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
+        },
+        ...(seccomp ? { seccompProfile: { type: seccomp.type, ...(seccomp.localhostProfile ? { localhostRef: seccomp.localhostProfile } : {}) } } : {}),
+        ...(sc?.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [] } } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// The CRI sandbox configuration of a pod (the kubelet's
+// generatePodSandboxConfig and its DNS configurer), as pure functions.
+import type { Pod } from '../api/pod-types.js';
+import type { DnsConfig, PodSandboxConfig, PortMapping } from '../cri/types.js';
+import { ANN_SANDBOX_HASH, sandboxHash, sandboxLabels } from './labels.js';
+
+export interface NodeDnsSettings {
+  /** --cluster-dns. */
+  clusterDNS: readonly string[];
+  /** --cluster-domain. */
+  clusterDomain: string;
+  /** The parsed --resolv-conf file; undefined when --resolv-conf is "". */
+  host: DnsConfig | undefined;
+}
+
+/** Parses resolv.conf text: nameserver, search/domain and options lines. */
+export function parseResolvConf(text: string): DnsConfig {
+  const out: DnsConfig = { servers: [], searches: [], options: [] };
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/[#;].*$/, '').trim();
+    const [key, ...rest] = line.split(/\s+/);
+    if (key === 'nameserver' && rest[0]) out.servers.push(rest[0]);
+    else if (key === 'search') out.searches = rest;
+    else if (key === 'domain' && rest[0]) out.searches = [rest[0]];
+    else if (key === 'options') out.options.push(...rest);
+  }
+  return out;
+}
+
+const MAX_SEARCHES = 32;
+const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+/** DNS for the pod's containers per its dnsPolicy and dnsConfig (the kubelet's GetPodDNS). */
+export function podDns(pod: Pod, node: NodeDnsSettings): DnsConfig | undefined {
+  let policy = pod.spec.dnsPolicy;
+  // ClusterFirst on the host network means the host's resolver; without cluster DNS it means the same.
+  if (policy === 'ClusterFirst' && pod.spec.hostNetwork) policy = 'Default';
+  if ((policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet') && node.clusterDNS.length === 0) policy = 'Default';
+  let dns: DnsConfig;
+  switch (policy) {
+    case 'None':
+      dns = { servers: [], searches: [], options: [] };
+      break;
+    case 'Default':
+      if (node.host === undefined && !pod.spec.dnsConfig) return undefined;
+      dns = { servers: [...(node.host?.servers ?? [])], searches: [...(node.host?.searches ?? [])], options: [...(node.host?.options ?? [])] };
+      break;
+    default: {
+      const ns = pod.metadata.namespace;
+      const d = node.clusterDomain;
+      const cluster = d === '' ? [] : [`${ns}.svc.${d}`, `svc.${d}`, d];
+      dns = { servers: [...node.clusterDNS], searches: [...cluster, ...(node.host?.searches ?? [])], options: ['ndots:5'] };
+    }
+  }
+  const extra = pod.spec.dnsConfig;
+  if (extra) {
+    dns.servers = uniq([...dns.servers, ...(extra.nameservers ?? [])]);
+    dns.searches = uniq([...dns.searches, ...(extra.searches ?? [])]);
+    // Options from the pod override same-named options.
+    const opts = new Map(dns.options.map((o) => [o.split(':')[0]!, o]));
+    for (const o of extra.options ?? []) opts.set(o.name, o.value === undefined ? o.name : `${o.name}:${o.value}`);
+    dns.options = [...opts.values()];
+  }
+  dns.searches = dns.searches.slice(0, MAX_SEARCHES);
+  return dns;
+}
+
+export function portMappings(pod: Pod): PortMapping[] {
+  const out: PortMapping[] = [];
+  for (const c of pod.spec.containers) {
+    for (const p of c.ports ?? []) {
+      // Only ports with a host port are mapped; on the host network they are the host's own ports anyway.
+      if (!p.hostPort) continue;
+      out.push({ protocol: p.protocol, containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' });
+    }
+  }
+  return out;
+}
+
+export interface SandboxSettings {
+  dns: NodeDnsSettings;
+  /** Where the runtime writes container logs: <podLogsDir>/<namespace>_<name>_<uid>. */
+  podLogsDir: string;
+  cgroupParent: string;
+}
+
+export function podLogDirectory(pod: Pod, podLogsDir: string): string {
+  return `${podLogsDir}/${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`;
+}
+
+export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): PodSandboxConfig {
+  const hostNetwork = pod.spec.hostNetwork === true;
+  const dns = podDns(pod, s.dns);
+  const sysctls = Object.fromEntries((pod.spec.securityContext?.sysctls ?? []).map((x) => [x.name, x.value]));
+  const seccomp = pod.spec.securityContext?.seccompProfile;
+  return {
+    metadata: { name: pod.metadata.name, uid: pod.metadata.uid, namespace: pod.metadata.namespace, attempt },
+    // runc cannot set a hostname in the host's UTS namespace; the pod then has the node's.
+    hostname: hostNetwork ? '' : (pod.spec.hostname ?? pod.metadata.name).slice(0, 63).replace(/[.-]+$/, ''),
+    logDirectory: podLogDirectory(pod, s.podLogsDir),
+    ...(dns ? { dnsConfig: dns } : {}),
+    portMappings: portMappings(pod),
+    labels: sandboxLabels(pod),
+    annotations: { ...pod.metadata.annotations, [ANN_SANDBOX_HASH]: sandboxHash(pod) },
+    linux: {
+      cgroupParent: s.cgroupParent,
+      sysctls,
+      securityContext: {
+        namespaceOptions: {
+          network: hostNetwork ? 'NODE' : 'POD',
+          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
+        },
+        privileged: pod.spec.containers.some((c) => c.securityContext?.privileged === true),
+        ...(seccomp ? { seccompProfile: { type: seccomp.type, ...(seccomp.localhostProfile ? { localhostRef: seccomp.localhostProfile } : {}) } } : {}),
+      },
+    },
+  };
+}

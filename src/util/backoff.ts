@@ -1,0 +1,73 @@
+// Per-key exponential back-off, the kubelet's flowcontrol.Backoff: used for
+// crash-looping containers (CrashLoopBackOff) and failing image pulls
+// (ImagePullBackOff). State only, no timers: callers ask whether a key is in
+// back-off and record attempts; the sync loop retries on its own schedule.
+
+export interface BackoffOptions {
+  /** First delay. The kubelet: 10 s. */
+  initialMs: number;
+  /** Ceiling. The kubelet: 300 s (MaxContainerBackOff). */
+  maxMs: number;
+  /** Injected clock (ms). */
+  now?: () => number;
+}
+
+interface Entry {
+  delayMs: number;
+  /** When the delay was last raised. */
+  lastUpdateMs: number;
+}
+
+export const CONTAINER_BACKOFF = { initialMs: 10_000, maxMs: 300_000 } as const;
+export const IMAGE_PULL_BACKOFF = { initialMs: 10_000, maxMs: 300_000 } as const;
+
+export class KeyedBackoff {
+  private readonly entries = new Map<string, Entry>();
+  private readonly now: () => number;
+
+  constructor(private readonly opts: BackoffOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** An entry left alone for twice the ceiling starts over: a container that ran 10 minutes is no longer crash-looping. */
+  private expired(e: Entry, now: number): boolean {
+    return now - e.lastUpdateMs > 2 * this.opts.maxMs;
+  }
+
+  /** Records an attempt at `eventMs`: the first delay, or the previous one doubled up to the ceiling. */
+  next(key: string, eventMs: number = this.now()): number {
+    const now = this.now();
+    const e = this.entries.get(key);
+    const delayMs = e === undefined || this.expired(e, now) ? this.opts.initialMs : Math.min(e.delayMs * 2, this.opts.maxMs);
+    this.entries.set(key, { delayMs, lastUpdateMs: eventMs });
+    return delayMs;
+  }
+
+  /** Whether the key's current delay, counted from `eventMs`, has not yet passed. */
+  inBackoffSince(key: string, eventMs: number): boolean {
+    const e = this.entries.get(key);
+    if (e === undefined || this.expired(e, this.now())) return false;
+    return this.now() - eventMs < e.delayMs;
+  }
+
+  /** Remaining wait from `eventMs`, 0 when none. */
+  remaining(key: string, eventMs: number): number {
+    const e = this.entries.get(key);
+    if (e === undefined || this.expired(e, this.now())) return 0;
+    return Math.max(0, e.delayMs - (this.now() - eventMs));
+  }
+
+  current(key: string): number {
+    return this.entries.get(key)?.delayMs ?? 0;
+  }
+
+  reset(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops expired entries (called from housekeeping). */
+  gc(): void {
+    const now = this.now();
+    for (const [k, e] of this.entries) if (this.expired(e, now)) this.entries.delete(k);
+  }
+}
