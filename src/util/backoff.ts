@@ -50,6 +50,13 @@ export class KeyedBackoff {
     return this.now() - eventMs < e.delayMs;
   }
 
+  /** Whether the key's current delay, counted from its last recorded attempt, has not yet passed (image pulls). */
+  inBackoffSinceUpdate(key: string): boolean {
+    const e = this.entries.get(key);
+    if (e === undefined || this.expired(e, this.now())) return false;
+    return this.now() - e.lastUpdateMs < e.delayMs;
+  }
+
   /** Remaining wait from `eventMs`, 0 when none. */
   remaining(key: string, eventMs: number): number {
     const e = this.entries.get(key);

@@ -1,0 +1,79 @@
+// Makes a container's image present before the container is created (the
+// kubelet's imageManager.EnsureImageExists): imagePullPolicy Always /
+// IfNotPresent / Never, registry credentials, pulls serialized or bounded in
+// parallel and rate limited (--serialize-image-pulls, --registry-qps/-burst),
+// and per-image pull back-off. Failures come back as the waiting reasons the
+// kubelet reports (ErrImagePull, ImagePullBackOff, ErrImageNeverPull).
+import type { PullPolicy } from '../api/pod-types.js';
+import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/types.js';
+import type { AgentLogger } from '../log/index.js';
+import type { KeyedBackoff } from '../util/backoff.js';
+import { Mutex, TokenBucket } from '../util/rate-limit.js';
+
+export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
+
+export type EnsureResult = { ok: true; imageRef: string; pulled: boolean } | { ok: false; reason: ImageFailureReason; message: string };
+
+export interface ImageManagerOptions {
+  images: ImageService;
+  /** --serialize-image-pulls. */
+  serialize: boolean;
+  /** --registry-qps / --registry-burst; undefined: unlimited. */
+  rateLimit?: { qps: number; burst: number };
+  backoff: KeyedBackoff;
+  /** Credentials for an image, or undefined for anonymous pulls. */
+  credentials: (image: string) => Promise<AuthConfig | undefined>;
+  log: AgentLogger;
+}
+
+/** `busybox` → `busybox:latest`: the runtime resolves names, but an untagged name means :latest. */
+export function withDefaultTag(image: string): string {
+  if (image.includes('@')) return image;
+  const slash = image.lastIndexOf('/');
+  return image.indexOf(':', slash + 1) < 0 ? `${image}:latest` : image;
+}
+
+const VALID_IMAGE = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]*$/;
+
+export class ImageManager {
+  private readonly mutex = new Mutex();
+  private readonly bucket: TokenBucket | undefined;
+
+  constructor(private readonly opts: ImageManagerOptions) {
+    this.bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst) : undefined;
+  }
+
+  async ensure(image: string, policy: PullPolicy, backoffKey: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<EnsureResult> {
+    if (!VALID_IMAGE.test(image)) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": invalid reference format` };
+    const ref = withDefaultTag(image);
+    if (policy !== 'Always') {
+      const present = await this.opts.images.imageStatus(ref, signal);
+      if (present) return { ok: true, imageRef: present.id, pulled: false };
+      if (policy === 'Never') return { ok: false, reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
+    }
+    const key = `${backoffKey}/${ref}`;
+    if (this.opts.backoff.inBackoffSinceUpdate(key)) {
+      return { ok: false, reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
+    }
+    try {
+      const imageRef = await (this.opts.serialize ? this.mutex.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      this.opts.backoff.reset(key);
+      return { ok: true, imageRef, pulled: true };
+    } catch (e) {
+      if (signal.aborted) throw e;
+      this.opts.backoff.next(key);
+      const message = `Failed to pull image "${image}": ${(e as Error).message}`;
+      this.opts.log.warn('Failed to pull image', { image, err: e });
+      return { ok: false, reason: 'ErrImagePull', message };
+    }
+  }
+
+  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {
+    await this.bucket?.take(signal);
+    const auth = await this.opts.credentials(ref);
+    const started = Date.now();
+    const id = await this.opts.images.pullImage(ref, auth, sandbox, signal);
+    this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs: Date.now() - started, withCredentials: auth !== undefined });
+    return id;
+  }
+}

@@ -1,0 +1,168 @@
+// Carries out a pod's actions against the runtime (the kubelet's SyncPod and
+// KillPod). The decision is computePodActions'; this file is the only part of
+// the pod lifecycle that calls the runtime. Each step's failure becomes the
+// waiting reason the kubelet would report, and the pod is retried later.
+import { mkdir } from 'node:fs/promises';
+import type { Pod } from '../api/pod-types.js';
+import type { PodSandboxConfig, RuntimeService } from '../cri/types.js';
+import type { ImageManager } from '../images/manager.js';
+import type { AgentLogger } from '../log/index.js';
+import type { KeyedBackoff } from '../util/backoff.js';
+import { computePodActions, type PodActions } from './actions.js';
+import { containerConfig, ContainerConfigError, type ContainerSettings } from './container-config.js';
+import { containerHash } from './labels.js';
+import { latestByName, type ObservedPod } from './observed.js';
+import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
+
+export interface Waiting {
+  reason: string;
+  message: string;
+}
+
+export interface SyncResult {
+  /** Why containers that should run are not running, by container name. */
+  waiting: Map<string, Waiting>;
+  /** A step that failed; the pod is retried after the pod back-off. */
+  error?: Error;
+  /** When the earliest back-off of this pod ends (ms from now), for a prompt retry. */
+  retryAfterMs?: number;
+}
+
+export interface SyncDeps {
+  runtime: RuntimeService;
+  images: ImageManager;
+  crashBackoff: KeyedBackoff;
+  sandbox: SandboxSettings;
+  container: ContainerSettings;
+  nodeName: string;
+  hostIP: string;
+  log: AgentLogger;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/** Stops every container (with the grace period) and then every sandbox of the pod. */
+export async function killPod(observed: ObservedPod, gracePeriodSeconds: number, deps: SyncDeps, signal: AbortSignal): Promise<void> {
+  const running = observed.containers.filter((c) => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN');
+  await Promise.all(running.map((c) => deps.runtime.stopContainer(c.id, gracePeriodSeconds, signal)));
+  for (const s of observed.sandboxes) if (s.ready) await deps.runtime.stopPodSandbox(s.id, signal);
+}
+
+/** Stops and removes everything the runtime holds for a pod no source wants any more. */
+export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: number, deps: SyncDeps, signal: AbortSignal): Promise<void> {
+  await killPod(observed, gracePeriodSeconds, deps, signal);
+  for (const c of observed.containers) await deps.runtime.removeContainer(c.id, signal);
+  for (const s of observed.sandboxes) await deps.runtime.removePodSandbox(s.id, signal);
+}
+
+function backoffKey(pod: Pod, name: string, hash: string): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}/${name}/${hash}`;
+}
+
+export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, signal: AbortSignal): Promise<SyncResult & { actions: PodActions }> {
+  const actions = computePodActions(pod, observed);
+  const result: SyncResult & { actions: PodActions } = { waiting: new Map(), actions };
+  const grace = pod.spec.terminationGracePeriodSeconds;
+  const log = deps.log.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid });
+  try {
+    if (actions.killPod) {
+      if (observed.sandboxes.some((s) => s.ready) || observed.containers.some((c) => c.state === 'RUNNING')) {
+        log.info('Stopping pod sandbox and containers', { reason: actions.createSandbox ? 'sandbox must be recreated' : 'pod has nothing left to run' });
+      }
+      await killPod(observed, grace, deps, signal);
+    } else {
+      for (const k of actions.containersToKill) {
+        log.info('Killing container', { container: k.name, reason: k.reason, message: k.message });
+        await deps.runtime.stopContainer(k.id, grace, signal);
+      }
+    }
+    if (!actions.createSandbox && actions.sandboxId === '') return result;
+
+    const sbConfig = sandboxConfig(pod, actions.sandboxAttempt, deps.sandbox);
+    let sandboxId = actions.sandboxId;
+    let podIP = observed.sandboxes.find((s) => s.id === sandboxId)?.ip ?? '';
+    if (actions.createSandbox) {
+      await mkdir(sbConfig.logDirectory, { recursive: true });
+      sandboxId = await deps.runtime.runPodSandbox(sbConfig, pod.spec.runtimeClassName ?? '', signal);
+      podIP = (await deps.runtime.podSandboxStatus(sandboxId, signal)).ip;
+      log.info('Created pod sandbox', { sandbox: sandboxId, attempt: actions.sandboxAttempt });
+    }
+    if (pod.spec.hostNetwork) podIP = deps.hostIP;
+    await startContainers(pod, observed, actions, sandboxId, sbConfig, podIP, deps, result, log, signal);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    result.error = e as Error;
+  }
+  return result;
+}
+
+async function startContainers(
+  pod: Pod,
+  observed: ObservedPod,
+  actions: PodActions,
+  sandboxId: string,
+  sbConfig: PodSandboxConfig,
+  podIP: string,
+  deps: SyncDeps,
+  result: SyncResult,
+  log: AgentLogger,
+  signal: AbortSignal,
+): Promise<void> {
+  const latest = latestByName(observed.containers);
+  const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP, podIPs: podIP ? [podIP] : [] };
+  for (const s of actions.containersToStart) {
+    const spec = (s.type === 'init' ? pod.spec.initContainers : pod.spec.containers)![s.index]!;
+    const prev = latest.get(spec.name);
+    // Crash-loop back-off applies to a container that already ran and exited.
+    if (prev && prev.state === 'EXITED') {
+      const key = backoffKey(pod, spec.name, containerHash(spec));
+      const finishedMs = Number(prev.finishedAt / NS_PER_MS);
+      if (deps.crashBackoff.inBackoffSince(key, finishedMs)) {
+        const wait = deps.crashBackoff.remaining(key, finishedMs);
+        result.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(deps.crashBackoff.current(key) / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})` });
+        result.retryAfterMs = Math.min(result.retryAfterMs ?? Infinity, wait);
+        continue;
+      }
+      deps.crashBackoff.next(key, finishedMs);
+    }
+    const image = await deps.images.ensure(spec.image, spec.imagePullPolicy, pod.metadata.uid, sbConfig, signal);
+    if (!image.ok) {
+      result.waiting.set(spec.name, { reason: image.reason, message: image.message });
+      continue;
+    }
+    let id: string;
+    try {
+      const config = containerConfig(pod, spec, s.type, s.restartCount, facts, deps.container);
+      for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
+      await mkdir(`${sbConfig.logDirectory}/${spec.name}`, { recursive: true });
+      id = await deps.runtime.createContainer(sandboxId, config, sbConfig, signal);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const reason = e instanceof ContainerConfigError ? e.reason : 'CreateContainerError';
+      result.waiting.set(spec.name, { reason, message: (e as Error).message });
+      continue;
+    }
+    try {
+      await deps.runtime.startContainer(id, signal);
+      log.info('Started container', { container: spec.name, containerID: id, restartCount: s.restartCount, imagePulled: image.pulled });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
+      continue;
+    }
+    await removeOldInstances(observed, spec.name, deps, signal);
+  }
+}
+
+/** Keeps one dead instance per container (the kubelet's minimum for lastState); older ones go. */
+async function removeOldInstances(observed: ObservedPod, name: string, deps: SyncDeps, signal: AbortSignal): Promise<void> {
+  const dead = observed.containers.filter((c) => c.name === name && c.state === 'EXITED');
+  for (const c of dead.slice(1)) {
+    try {
+      await deps.runtime.removeContainer(c.id, signal);
+    } catch (e) {
+      deps.log.v(2)?.info('Could not remove an old container instance', { containerID: c.id, err: e });
+    }
+  }
+}
+

@@ -1,0 +1,53 @@
+// A token bucket (the kubelet's flowcontrol.NewTokenBucketRateLimiter):
+// `qps` tokens per second up to `burst`; take() waits for a token.
+import { abortableSleep } from '../lifecycle/abort.js';
+
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
+    this.last = t;
+  }
+
+  /** True and one token used when a token is available now. */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** Waits (abortably) until a token is available and takes it. */
+  async take(signal: AbortSignal): Promise<void> {
+    while (!this.tryTake()) await abortableSleep(Math.ceil(((1 - this.tokens) / this.qps) * 1000), signal);
+  }
+}
+
+/** A FIFO mutex: one holder at a time (serialized image pulls). */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const prev = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((r) => (release = r));
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
