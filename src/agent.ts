@@ -7,12 +7,13 @@ import { createLogging } from './log/index.js';
 import type { AgentLogger } from './log/index.js';
 import { acquireLock, installSignalHandlers, LivenessRegistry, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
 import { createHealthzServer } from './server/healthz.js';
+import { buildPodPipeline, type Pipeline } from './pods/pipeline.js';
+import { cpus } from 'node:os';
 import { describeSource, type ResolvedConfig } from './config/resolve.js';
 import { configSpec } from './config/options.js';
 import { getIn, leaves } from './config/spec.js';
 import type { FeatureGates } from './config/featuregates.js';
 import { parseByteSize } from './config/values/quantity.js';
-import { isAgentError } from './errors.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
@@ -57,6 +58,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     },
   });
   let lock: HeldLock | undefined;
+  let pipeline: Pipeline | undefined;
   let lockLost = false;
   try {
     const mode = modeOf(opts.resolved);
@@ -93,7 +95,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
       return 0;
     }
     const liveness = new LivenessRegistry();
-    const components: Component[] = [createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    pipeline = await buildPodPipeline({ cfg, flags, log, liveness, cpuCount: cpus().length, signal: controller.signal });
+    const components: Component[] = [...(pipeline?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.
@@ -106,10 +109,12 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.info('Agent stopped');
     return lockLost ? 1 : 0;
   } catch (e) {
-    if (controller.signal.aborted && isAbortLike(e)) return 0;
+    // Stopped while still starting (waiting for the lock or the runtime): a clean stop, not a failure.
+    if (controller.signal.aborted) return lockLost ? 1 : 0;
     log.error('Agent failed', { err: e });
     return 1;
   } finally {
+    pipeline?.close();
     await lock?.release();
     await logging.close();
     // Last: a signal during the steps above still reaches our handler (second signal → forceExit).
@@ -129,10 +134,6 @@ function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; f
     out[leaf.path] = { value: shown, from: describeSource(source) };
   }
   return out;
-}
-
-function isAbortLike(e: unknown): boolean {
-  return isAgentError(e) && e.code === 'ELOCK' && e.cause !== undefined;
 }
 
 async function checkPlatformConfig(r: ResolvedConfig): Promise<void> {

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'EVALIDATION' // the merged configuration breaks a rule
   | 'ELOCK' // the lock file could not be taken
   | 'ESTARTUP' // a manager failed to start
+  | 'ECRI' // a container runtime (CRI) call failed; see CriError in src/cri/errors.ts
   | 'EINTERNAL';
 
 export interface AgentErrorOptions {

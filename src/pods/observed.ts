@@ -6,6 +6,7 @@ import {
   ANN_CONTAINER_RESTART_COUNT,
   ANN_CONTAINER_TYPE,
   ANN_SANDBOX_HASH,
+  ANN_POD_TERMINATION_GRACE_PERIOD,
   LABEL_CONTAINER_NAME,
   LABEL_POD_NAME,
   LABEL_POD_NAMESPACE,
@@ -42,6 +43,8 @@ export interface ObservedContainer {
   message: string;
   image: string;
   imageRef: string;
+  /** The pod's grace period recorded on the container, for pods whose spec is gone. */
+  gracePeriodSeconds?: number;
 }
 
 export interface ObservedPod {
@@ -89,7 +92,13 @@ export function observeContainer(c: RuntimeContainer, status?: ContainerStatus):
     message: status?.message ?? '',
     image: status?.image ?? c.image,
     imageRef: status?.imageRef ?? c.imageRef,
+    ...gracePeriod(c.annotations[ANN_POD_TERMINATION_GRACE_PERIOD]),
   };
+}
+
+function gracePeriod(text: string | undefined): { gracePeriodSeconds?: number } {
+  const v = Number(text);
+  return text !== undefined && Number.isFinite(v) && v >= 0 ? { gracePeriodSeconds: v } : {};
 }
 
 /** Groups managed sandboxes and containers by pod UID. */

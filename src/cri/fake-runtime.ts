@@ -1,0 +1,450 @@
+// FakeRuntime: an in-memory, deterministic Runtime for unit tests of the sync
+// loop, the PLEG and the image manager, and the backend of the fake CRI gRPC
+// server. It follows containerd's observable rules where the agent depends on
+// them (states, name reservation, idempotent stop/remove, NOT_FOUND codes,
+// exit reasons), and nothing more.
+//
+// Time comes from an injectable clock (ns since the epoch). Container exits are
+// judged lazily against that clock on every call, so no timers run: advance a
+// ManualClock (or fake timers, with the default Date.now clock) and the next
+// relist sees the exit. Only pull delays and blocked calls wait in real time.
+
+import { onAbort } from '../lifecycle/abort.js';
+import { CriError, type GrpcStatusName } from './errors.js';
+import { copyImage, FakeImageStore, type FakeImage, type FakePullBehaviour } from './fake-images.js';
+import type { CriMethod, CriMethodArgs } from './methods.js';
+import type {
+  AuthConfig,
+  Container,
+  ContainerConfig,
+  ContainerFilter,
+  ContainerState,
+  ContainerStatus,
+  FilesystemUsage,
+  Image,
+  PodSandbox,
+  PodSandboxConfig,
+  PodSandboxStatus,
+  Runtime,
+  RuntimeCondition,
+  SandboxFilter,
+  SandboxState,
+  VersionInfo,
+} from './types.js';
+
+export type { FakeImage, FakePullBehaviour } from './fake-images.js';
+export { normalizeImageRef } from './fake-images.js';
+
+/** What a started container "does". Returned by the onStart program; all optional. */
+export interface FakeProcess {
+  /** Exits this long after it started; absent: runs until stopped. 0: exits at once (a crash loop). */
+  exitAfterMs?: number;
+  /** Exit code of that exit; default 0. */
+  exitCode?: number;
+  /** Default 'Completed' for 0, 'Error' otherwise (containerd's reasons); e.g. 'OOMKilled'. */
+  reason?: string;
+  message?: string;
+  /** The start itself fails: StartContainer rejects (UNKNOWN) and the container is EXITED, 128, StartError. */
+  startError?: string;
+  /** Exit code when StopContainer stops it with a grace period; default 143 (SIGTERM). A zero timeout gives 137. */
+  stopExitCode?: number;
+}
+
+export type FakeProgram = (config: ContainerConfig, ids: { containerId: string; podSandboxId: string }) => FakeProcess | undefined;
+
+export interface FakeRuntimeOptions {
+  /** Nanoseconds since the epoch; default the wall clock (Date.now, so vitest's fake timers drive it). */
+  now?: () => bigint;
+  /** Images present from the start. */
+  images?: Array<string | FakeImage>;
+  /** Pullable references and how pulls of them behave. */
+  registry?: Record<string, FakePullBehaviour>;
+  /** Decides each started container's behaviour; default: runs until stopped. */
+  onStart?: FakeProgram;
+  runtimeName?: string;
+}
+
+/** A settable clock for deterministic tests. */
+export class ManualClock {
+  constructor(private ns: bigint = 1_700_000_000_000_000_000n) {}
+  readonly now = (): bigint => this.ns;
+  advance(ms: number): void {
+    this.ns += BigInt(Math.round(ms * 1e6));
+  }
+}
+
+export interface FakeCall {
+  method: CriMethod;
+  args: unknown[];
+}
+
+/** A call held by block(): `arrived` resolves when it comes in, `release()` lets it proceed, `cancelled` resolves if its signal aborts. */
+export interface FakeBlock {
+  readonly arrived: Promise<void>;
+  readonly cancelled: Promise<unknown>;
+  release(): void;
+}
+
+export interface FakeSandbox {
+  readonly id: string;
+  readonly config: PodSandboxConfig;
+  readonly runtimeHandler: string;
+  state: SandboxState;
+  readonly createdAt: bigint;
+  readonly ip: string;
+}
+
+export interface FakeContainer {
+  readonly id: string;
+  readonly podSandboxId: string;
+  readonly config: ContainerConfig;
+  readonly imageRef: string;
+  state: ContainerState;
+  readonly createdAt: bigint;
+  startedAt: bigint;
+  finishedAt: bigint;
+  exitCode: number;
+  reason: string;
+  message: string;
+  process: FakeProcess;
+}
+
+interface PendingBlock {
+  arrivedResolve(): void;
+  cancelledResolve(reason: unknown): void;
+  released: Promise<void>;
+}
+
+const MS = 1_000_000n;
+
+export class FakeRuntime implements Runtime {
+  /** Every call, in order, with its arguments (the signal left out), including calls that failed. */
+  readonly calls: FakeCall[] = [];
+  readonly images: FakeImageStore = new FakeImageStore();
+  private readonly now: () => bigint;
+  private program: FakeProgram;
+  private readonly runtimeName: string;
+  private readonly sandboxMap = new Map<string, FakeSandbox>();
+  private readonly containerMap = new Map<string, FakeContainer>();
+  private readonly failures = new Map<CriMethod, CriError[]>();
+  private readonly blocks = new Map<CriMethod, PendingBlock[]>();
+  private readonly conditions = new Map<string, RuntimeCondition>([
+    ['RuntimeReady', { type: 'RuntimeReady', status: true, reason: '', message: '' }],
+    ['NetworkReady', { type: 'NetworkReady', status: true, reason: '', message: '' }],
+  ]);
+  private down = false;
+  private seq = 0;
+
+  constructor(opts: FakeRuntimeOptions = {}) {
+    this.now = opts.now ?? (() => BigInt(Date.now()) * MS);
+    this.program = opts.onStart ?? (() => undefined);
+    this.runtimeName = opts.runtimeName ?? 'fake';
+    for (const img of opts.images ?? []) this.images.add(img);
+    for (const [ref, b] of Object.entries(opts.registry ?? {})) this.images.setRegistry(ref, b);
+  }
+
+  // ---- test controls --------------------------------------------------------
+
+  setOnStart(program: FakeProgram): void {
+    this.program = program;
+  }
+
+  /** The next `times` calls of `method` fail with `error` (a CriError, or a status with a stock message). */
+  failNext(method: CriMethod, error: CriError | GrpcStatusName, times = 1): void {
+    const e = typeof error === 'string' ? new CriError(error, `injected ${error} for ${method}`) : error;
+    const q = this.failures.get(method) ?? [];
+    for (let i = 0; i < times; i++) q.push(e);
+    this.failures.set(method, q);
+  }
+
+  /** Runtime down: while set, every call fails with UNAVAILABLE, as when the socket is gone. State is kept. */
+  setDown(down: boolean): void {
+    this.down = down;
+  }
+
+  /** Holds the next call of `method` until released (or until its signal aborts). */
+  block(method: CriMethod): FakeBlock {
+    let arrivedResolve!: () => void;
+    let cancelledResolve!: (reason: unknown) => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((r) => (arrivedResolve = r));
+    const cancelled = new Promise<unknown>((r) => (cancelledResolve = r));
+    const released = new Promise<void>((r) => (release = r));
+    const q = this.blocks.get(method) ?? [];
+    q.push({ arrivedResolve, cancelledResolve, released });
+    this.blocks.set(method, q);
+    return { arrived, cancelled, release };
+  }
+
+  setCondition(type: string, status: boolean, reason = '', message = ''): void {
+    this.conditions.set(type, { type, status, reason, message });
+  }
+
+  /** Ends a running container now, as if its process exited (or was OOM-killed: reason 'OOMKilled'). */
+  exitContainer(id: string, exitCode: number, opts: { reason?: string; message?: string } = {}): void {
+    const c = this.containerMap.get(id);
+    if (c?.state !== 'RUNNING') throw new Error(`fake runtime: container ${id} is not running`);
+    this.finish(c, this.now(), exitCode, opts.reason, opts.message ?? '');
+  }
+
+  /** The live records (after settling exits); mutate only to stage unusual states. */
+  sandboxes(): FakeSandbox[] {
+    return [...this.sandboxMap.values()];
+  }
+
+  containers(): FakeContainer[] {
+    this.settle();
+    return [...this.containerMap.values()];
+  }
+
+  callsOf<M extends CriMethod>(method: M): Array<CriMethodArgs[M]> {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args as CriMethodArgs[M]);
+  }
+
+  // ---- RuntimeService ---------------------------------------------------------
+
+  async version(signal?: AbortSignal): Promise<VersionInfo> {
+    await this.enter('version', [], signal);
+    return { version: '0.1.0', runtimeName: this.runtimeName, runtimeVersion: '0.0.0-fake', runtimeApiVersion: 'v1' };
+  }
+
+  async status(signal?: AbortSignal): Promise<RuntimeCondition[]> {
+    await this.enter('status', [], signal);
+    return [...this.conditions.values()].map((c) => ({ ...c }));
+  }
+
+  async runPodSandbox(config: PodSandboxConfig, runtimeHandler: string, signal?: AbortSignal): Promise<string> {
+    await this.enter('runPodSandbox', [config, runtimeHandler], signal);
+    const m = config.metadata;
+    for (const s of this.sandboxMap.values()) {
+      const o = s.config.metadata;
+      if (o.name === m.name && o.namespace === m.namespace && o.uid === m.uid && o.attempt === m.attempt) {
+        throw new CriError('ALREADY_EXISTS', `failed to reserve sandbox name "${m.name}_${m.namespace}_${m.uid}_${m.attempt}": name is reserved for "${s.id}"`);
+      }
+    }
+    const n = ++this.seq;
+    const id = `sandbox-${n}`;
+    const hostNetwork = config.linux.securityContext.namespaceOptions.network === 'NODE';
+    this.sandboxMap.set(id, { id, config: structuredClone(config), runtimeHandler, state: 'READY', createdAt: this.now(), ip: hostNetwork ? '' : `10.88.${(n >> 8) & 255}.${n & 255}` });
+    return id;
+  }
+
+  async stopPodSandbox(id: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('stopPodSandbox', [id], signal);
+    const s = this.sandbox(id);
+    this.stopSandbox(s);
+  }
+
+  async removePodSandbox(id: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('removePodSandbox', [id], signal);
+    const s = this.sandboxMap.get(id);
+    if (s === undefined) return; // idempotent
+    this.stopSandbox(s);
+    for (const c of [...this.containerMap.values()]) if (c.podSandboxId === id) this.containerMap.delete(c.id);
+    this.sandboxMap.delete(id);
+  }
+
+  async podSandboxStatus(id: string, signal?: AbortSignal): Promise<PodSandboxStatus> {
+    await this.enter('podSandboxStatus', [id], signal);
+    const s = this.sandbox(id);
+    return { ...sandboxView(s), ip: s.ip, additionalIps: [], namespaceOptions: { ...s.config.linux.securityContext.namespaceOptions } };
+  }
+
+  async listPodSandbox(filter?: SandboxFilter, signal?: AbortSignal): Promise<PodSandbox[]> {
+    await this.enter('listPodSandbox', [filter], signal);
+    return [...this.sandboxMap.values()]
+      .filter((s) => (filter?.id === undefined || s.id === filter.id) && (filter?.state === undefined || s.state === filter.state) && labelsMatch(s.config.labels, filter?.labelSelector))
+      .map(sandboxView);
+  }
+
+  async createContainer(podSandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig, signal?: AbortSignal): Promise<string> {
+    await this.enter('createContainer', [podSandboxId, config, sandboxConfig], signal);
+    const s = this.sandbox(podSandboxId);
+    if (s.state !== 'READY') throw new CriError('FAILED_PRECONDITION', `sandbox "${podSandboxId}" is not ready`);
+    const img = this.images.find(config.image);
+    if (img === undefined) throw new CriError('NOT_FOUND', `failed to get image "${config.image}": not found`);
+    for (const c of this.containerMap.values()) {
+      if (c.podSandboxId === podSandboxId && c.config.metadata.name === config.metadata.name && c.config.metadata.attempt === config.metadata.attempt) {
+        throw new CriError('ALREADY_EXISTS', `failed to reserve container name "${config.metadata.name}_${config.metadata.attempt}" in sandbox "${podSandboxId}": name is reserved for "${c.id}"`);
+      }
+    }
+    const id = `container-${++this.seq}`;
+    this.containerMap.set(id, {
+      id, podSandboxId, config: structuredClone(config), imageRef: img.id, state: 'CREATED', createdAt: this.now(),
+      startedAt: 0n, finishedAt: 0n, exitCode: 0, reason: '', message: '', process: {},
+    });
+    return id;
+  }
+
+  async startContainer(id: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('startContainer', [id], signal);
+    const c = this.container(id);
+    if (c.state !== 'CREATED') throw new CriError('FAILED_PRECONDITION', `container "${id}" is in CONTAINER_${c.state} state`);
+    if (this.sandbox(c.podSandboxId).state !== 'READY') throw new CriError('FAILED_PRECONDITION', `sandbox "${c.podSandboxId}" is not ready`);
+    const p = this.program(c.config, { containerId: id, podSandboxId: c.podSandboxId }) ?? {};
+    c.process = { ...p };
+    const now = this.now();
+    if (p.startError !== undefined) {
+      c.state = 'EXITED';
+      c.startedAt = now;
+      this.finish(c, now, 128, 'StartError', p.startError);
+      throw new CriError('UNKNOWN', `failed to start container "${id}": ${p.startError}`);
+    }
+    c.state = 'RUNNING';
+    c.startedAt = now;
+  }
+
+  async stopContainer(id: string, timeoutSeconds: number, signal?: AbortSignal): Promise<void> {
+    await this.enter('stopContainer', [id, timeoutSeconds], signal);
+    const c = this.container(id);
+    if (c.state === 'RUNNING') this.finish(c, this.now(), timeoutSeconds <= 0 ? 137 : (c.process.stopExitCode ?? 143));
+  }
+
+  async removeContainer(id: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('removeContainer', [id], signal);
+    this.containerMap.delete(id); // a running one is killed first; nothing observable remains either way
+  }
+
+  async listContainers(filter?: ContainerFilter, signal?: AbortSignal): Promise<Container[]> {
+    await this.enter('listContainers', [filter], signal);
+    return [...this.containerMap.values()]
+      .filter(
+        (c) =>
+          (filter?.id === undefined || c.id === filter.id) &&
+          (filter?.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) &&
+          (filter?.state === undefined || c.state === filter.state) &&
+          labelsMatch(c.config.labels, filter?.labelSelector),
+      )
+      .map((c) => ({ ...containerBase(c), podSandboxId: c.podSandboxId }));
+  }
+
+  async containerStatus(id: string, signal?: AbortSignal): Promise<ContainerStatus> {
+    await this.enter('containerStatus', [id], signal);
+    const c = this.container(id);
+    const dir = this.sandboxMap.get(c.podSandboxId)?.config.logDirectory ?? '';
+    const logPath = dir !== '' && c.config.logPath !== '' ? `${dir.replace(/\/+$/, '')}/${c.config.logPath}` : c.config.logPath;
+    return { ...containerBase(c), startedAt: c.startedAt, finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: c.message, logPath };
+  }
+
+  // ---- ImageService -----------------------------------------------------------
+
+  async pullImage(image: string, auth: AuthConfig | undefined, sandboxConfig: PodSandboxConfig | undefined, signal?: AbortSignal): Promise<string> {
+    await this.enter('pullImage', [image, auth, sandboxConfig], signal);
+    return this.images.pull(image, auth, signal);
+  }
+
+  async imageStatus(image: string, signal?: AbortSignal): Promise<Image | undefined> {
+    await this.enter('imageStatus', [image], signal);
+    const img = this.images.find(image);
+    return img === undefined ? undefined : copyImage(img);
+  }
+
+  async listImages(signal?: AbortSignal): Promise<Image[]> {
+    await this.enter('listImages', [], signal);
+    return this.images.list();
+  }
+
+  async removeImage(image: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('removeImage', [image], signal);
+    this.images.remove(image);
+  }
+
+  async imageFsInfo(signal?: AbortSignal): Promise<FilesystemUsage[]> {
+    await this.enter('imageFsInfo', [], signal);
+    return [{ mountpoint: '/var/lib/fake-runtime/images', ...this.images.fsUsage() }];
+  }
+
+  // ---- internals ----------------------------------------------------------------
+
+  /** Records the call, then applies (in order) abort, down mode, an injected failure, a block; settles exits. */
+  private async enter(method: CriMethod, args: unknown[], signal: AbortSignal | undefined): Promise<void> {
+    this.calls.push({ method, args: structuredClone(args) });
+    if (signal?.aborted === true) throw signal.reason;
+    if (this.down) throw new CriError('UNAVAILABLE', 'connection error: dial unix: connect: no such file or directory (fake runtime is down)');
+    const failure = this.failures.get(method)?.shift();
+    if (failure !== undefined) throw failure;
+    const block = this.blocks.get(method)?.shift();
+    if (block !== undefined) {
+      block.arrivedResolve();
+      await new Promise<void>((resolve, reject) => {
+        const detach = signal === undefined ? () => {} : onAbort(signal, (reason) => {
+          block.cancelledResolve(reason);
+          reject(reason);
+        });
+        void block.released.then(() => {
+          detach();
+          resolve();
+        });
+      });
+    }
+    this.settle();
+  }
+
+  private settle(): void {
+    const now = this.now();
+    for (const c of this.containerMap.values()) {
+      const after = c.process.exitAfterMs;
+      if (c.state !== 'RUNNING' || after === undefined) continue;
+      const at = c.startedAt + BigInt(Math.round(after * 1e6));
+      if (now >= at) this.finish(c, at, c.process.exitCode ?? 0, c.process.reason, c.process.message ?? '');
+    }
+  }
+
+  private finish(c: FakeContainer, at: bigint, exitCode: number, reason?: string, message = ''): void {
+    c.state = 'EXITED';
+    c.finishedAt = at;
+    c.exitCode = exitCode;
+    c.reason = reason ?? (exitCode === 0 ? 'Completed' : 'Error');
+    c.message = message;
+  }
+
+  private stopSandbox(s: FakeSandbox): void {
+    this.settle();
+    for (const c of this.containerMap.values()) {
+      if (c.podSandboxId === s.id && c.state === 'RUNNING') this.finish(c, this.now(), 137);
+    }
+    s.state = 'NOTREADY';
+  }
+
+  private sandbox(id: string): FakeSandbox {
+    const s = this.sandboxMap.get(id);
+    if (s === undefined) throw new CriError('NOT_FOUND', `an error occurred when try to find sandbox "${id}": not found`);
+    return s;
+  }
+
+  private container(id: string): FakeContainer {
+    const c = this.containerMap.get(id);
+    if (c === undefined) throw new CriError('NOT_FOUND', `an error occurred when try to find container "${id}": not found`);
+    return c;
+  }
+}
+
+function labelsMatch(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  if (selector === undefined) return true;
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+function sandboxView(s: FakeSandbox): PodSandbox {
+  return {
+    id: s.id,
+    metadata: { ...s.config.metadata },
+    state: s.state,
+    createdAt: s.createdAt,
+    labels: { ...s.config.labels },
+    annotations: { ...s.config.annotations },
+    runtimeHandler: s.runtimeHandler,
+  };
+}
+
+function containerBase(c: FakeContainer): Omit<Container, 'podSandboxId'> {
+  return {
+    id: c.id,
+    metadata: { ...c.config.metadata },
+    image: c.config.image,
+    imageRef: c.imageRef,
+    state: c.state,
+    createdAt: c.createdAt,
+    labels: { ...c.config.labels },
+    annotations: { ...c.config.annotations },
+  };
+}

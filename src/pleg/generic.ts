@@ -1,0 +1,89 @@
+// The generic PLEG (pod lifecycle event generator): relists the runtime every
+// second and tells the sync loop which pods changed. Relist first, events
+// later: an event-stream PLEG can replace this behind the same interface.
+// Healthy while the last successful relist is recent (the kubelet: 3 minutes).
+import type { RuntimeService } from '../cri/types.js';
+import { defineComponent, type Component } from '../lifecycle/component.js';
+import { abortableSleep } from '../lifecycle/abort.js';
+import type { AgentLogger } from '../log/index.js';
+import { newStatusCache, observeAll, signature } from '../pods/observe.js';
+import type { ObservedPod } from '../pods/observed.js';
+
+export const RELIST_PERIOD_MS = 1000;
+export const RELIST_THRESHOLD_MS = 3 * 60_000;
+
+export interface PlegOptions {
+  runtime: RuntimeService;
+  log: AgentLogger;
+  /** Called after every relist with the pods whose runtime state changed (all pods, the first time). */
+  onRelist: (changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>) => void;
+  periodMs?: number;
+  now?: () => number;
+}
+
+export interface Pleg extends Component {
+  /** undefined while healthy, else the reason (for /healthz). */
+  unhealthy(): string | undefined;
+  /** Relists now (outside the period), e.g. right after a sync changed something. */
+  kick(): void;
+}
+
+export function createPleg(opts: PlegOptions): Pleg {
+  const now = opts.now ?? Date.now;
+  const period = opts.periodMs ?? RELIST_PERIOD_MS;
+  let lastOk = now();
+  let previous = new Map<string, string>();
+  let wake: (() => void) | undefined;
+  const cache = newStatusCache();
+  let lastError: string | undefined;
+
+  async function relist(signal: AbortSignal): Promise<void> {
+    const snapshot = await observeAll(opts.runtime, cache, signal);
+    const next = new Map<string, string>();
+    const changed = new Set<string>();
+    for (const [uid, pod] of snapshot) {
+      const sig = signature(pod);
+      next.set(uid, sig);
+      if (previous.get(uid) !== sig) changed.add(uid);
+    }
+    for (const uid of previous.keys()) if (!next.has(uid)) changed.add(uid);
+    previous = next;
+    lastOk = now();
+    opts.onRelist(changed, snapshot);
+  }
+
+  const component = defineComponent('pleg', async (signal, markReady) => {
+    let first = true;
+    while (!signal.aborted) {
+      try {
+        await relist(signal);
+        if (lastError) opts.log.info('Runtime relist works again');
+        lastError = undefined;
+      } catch (e) {
+        if (signal.aborted) break;
+        const msg = (e as Error).message;
+        if (msg !== lastError) opts.log.error('Runtime relist failed', { err: e });
+        lastError = msg;
+      }
+      if (first) {
+        markReady();
+        first = false;
+      }
+      try {
+        await Promise.race([abortableSleep(period, signal), new Promise<void>((r) => (wake = r))]);
+      } catch {
+        break;
+      } finally {
+        wake = undefined;
+      }
+    }
+  });
+
+  return Object.assign(component, {
+    unhealthy: () => {
+      const age = now() - lastOk;
+      return age > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(age / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
+    },
+    kick: () => wake?.(),
+  });
+}

@@ -1,0 +1,230 @@
+// The sync loop's owner (the kubelet's syncLoop + podWorkers, simplified):
+// holds the desired pods, runs one worker per pod (serialized per pod,
+// concurrent across pods; a newer desired state replaces a pending one),
+// admits pods against the pod cap, tears down pods no source wants once every
+// source has reported, and resyncs every --sync-frequency.
+//
+// Callers: the sources' merger (applyUpdates), the PLEG (onRelist). Neither
+// blocks: work is scheduled and done by the workers.
+import type { Pod } from '../api/pod-types.js';
+import { podRef } from '../api/pod-types.js';
+import type { RuntimeService } from '../cri/types.js';
+import { defineComponent, type Component } from '../lifecycle/component.js';
+import { waitForAbort } from '../lifecycle/abort.js';
+import type { AgentLogger } from '../log/index.js';
+import type { PodUpdate } from '../sources/merger.js';
+import { computePodStatus } from '../status/compute.js';
+import type { StatusStore } from '../status/store.js';
+import { observePod } from './observe.js';
+import type { ObservedPod } from './observed.js';
+import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
+
+/** The kubelet's retry after a failed pod sync. */
+export const POD_ERROR_BACKOFF_MS = 10_000;
+
+export interface PodManagerOptions {
+  runtime: RuntimeService;
+  sync: SyncDeps;
+  status: StatusStore;
+  /** `containerd`: prefix of container IDs in statuses. */
+  runtimeName: () => string;
+  hostIP: string;
+  syncFrequencyMs: number;
+  /** Effective pod capacity (--max-pods, capped by --pods-per-core). */
+  maxPods: number;
+  allSourcesSeen: () => boolean;
+  log: AgentLogger;
+  now?: () => Date;
+}
+
+interface Worker {
+  busy: boolean;
+  again: boolean;
+  timer?: NodeJS.Timeout;
+  timerAt?: number;
+  done?: Promise<void>;
+}
+
+export class PodManager {
+  private readonly desired = new Map<string, Pod>();
+  /** Specs of pods removed from every source, kept until their teardown finished (for the grace period). */
+  private readonly removed = new Map<string, Pod>();
+  private readonly rejected = new Set<string>();
+  private readonly workers = new Map<string, Worker>();
+  private readonly waiting = new Map<string, Map<string, { reason: string; message: string }>>();
+  private signal: AbortSignal | undefined;
+  private orphansChecked = false;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: PodManagerOptions) {
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /** Source updates from the merger. */
+  applyUpdates(updates: readonly PodUpdate[]): void {
+    for (const u of updates) {
+      const uid = u.pod.metadata.uid;
+      if (u.op === 'REMOVE') {
+        this.desired.delete(uid);
+        this.rejected.delete(uid);
+        this.removed.set(uid, u.pod);
+        this.opts.log.info('Pod removed from its source; stopping it', { pod: podRef(u.pod), podUID: uid, source: u.source });
+      } else {
+        if (u.op === 'ADD' && !this.admit(u.pod)) continue;
+        if (this.rejected.has(uid)) continue;
+        this.desired.set(uid, u.pod);
+        this.removed.delete(uid);
+        this.opts.log.info(u.op === 'ADD' ? 'Pod added' : 'Pod changed', { pod: podRef(u.pod), podUID: uid, source: u.source });
+      }
+      this.kick(uid);
+    }
+  }
+
+  /** The kubelet rejects pods beyond the node's pod capacity at admission: they never start. */
+  private admit(pod: Pod): boolean {
+    if (this.desired.size < this.opts.maxPods) return true;
+    const uid = pod.metadata.uid;
+    this.rejected.add(uid);
+    const message = `Node didn't have enough resource: pods, requested: 1, used: ${this.desired.size}, capacity: ${this.opts.maxPods}`;
+    this.opts.log.warn('Pod rejected at admission', { pod: podRef(pod), podUID: uid, reason: 'OutOfpods', message });
+    this.opts.status.set(uid, { pod, status: { phase: 'Failed', reason: 'OutOfpods', message, conditions: [], containerStatuses: [] } });
+    return false;
+  }
+
+  /** After each relist: pods whose runtime state changed get a sync; once all sources reported, orphans go. */
+  onRelist(changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>): void {
+    for (const uid of changed) this.kick(uid);
+    if (!this.orphansChecked && this.opts.allSourcesSeen()) {
+      this.orphansChecked = true;
+      for (const uid of snapshot.keys()) if (!this.desired.has(uid)) this.kick(uid);
+    }
+  }
+
+  /** Schedules a sync of `uid` now, or after `delayMs` (keeping an earlier scheduled one). */
+  kick(uid: string, delayMs = 0): void {
+    if (this.signal?.aborted) return;
+    let w = this.workers.get(uid);
+    if (!w) {
+      w = { busy: false, again: false };
+      this.workers.set(uid, w);
+    }
+    if (delayMs > 0) {
+      const at = Date.now() + delayMs;
+      if (w.timer && (w.timerAt ?? Infinity) <= at) return;
+      clearTimeout(w.timer);
+      w.timerAt = at;
+      w.timer = setTimeout(() => {
+        w.timer = undefined;
+        this.kick(uid);
+      }, delayMs);
+      return;
+    }
+    if (w.busy) {
+      w.again = true;
+      return;
+    }
+    if (!this.signal) return; // not started yet: run() kicks everything desired
+    w.busy = true;
+    w.done = this.work(uid, w);
+  }
+
+  private async work(uid: string, w: Worker): Promise<void> {
+    try {
+      do {
+        w.again = false;
+        await this.syncOnce(uid);
+      } while (w.again && !this.signal!.aborted);
+    } finally {
+      w.busy = false;
+      if (!w.timer && !this.desired.has(uid) && !this.removed.has(uid)) this.workers.delete(uid);
+    }
+  }
+
+  private async syncOnce(uid: string): Promise<void> {
+    const signal = this.signal!;
+    const pod = this.desired.get(uid);
+    try {
+      const observed = await observePod(this.opts.runtime, uid, signal);
+      if (pod) {
+        const result = await syncPod(pod, observed, this.opts.sync, signal);
+        this.waiting.set(uid, result.waiting);
+        const acted = result.actions.killPod || result.actions.createSandbox || result.actions.containersToStart.length > 0 || result.actions.containersToKill.length > 0;
+        const fresh = acted ? await observePod(this.opts.runtime, uid, signal) : observed;
+        this.publish(pod, fresh, result.waiting);
+        if (result.error) {
+          this.opts.log.error('Error syncing pod, skipping', { pod: podRef(pod), podUID: uid, err: result.error });
+          this.kick(uid, POD_ERROR_BACKOFF_MS);
+        } else if (result.retryAfterMs !== undefined) this.kick(uid, result.retryAfterMs + 50);
+        return;
+      }
+      if (observed.sandboxes.length === 0 && observed.containers.length === 0) {
+        this.finishRemoval(uid);
+        return;
+      }
+      // Before every source has reported, a pod unknown to them may still come back: keep it.
+      if (!this.opts.allSourcesSeen()) return;
+      const spec = this.removed.get(uid);
+      const gracePeriod = spec ? spec.spec.terminationGracePeriodSeconds : graceFromAnnotations(observed);
+      this.opts.log.info(spec ? 'Tearing down pod' : 'Tearing down a pod no source declares', { pod: `${observed.namespace}/${observed.name}`, podUID: uid, gracePeriod });
+      await teardownPod(observed, gracePeriod, this.opts.sync, signal);
+      this.finishRemoval(uid);
+      this.opts.log.info('Pod torn down', { pod: `${observed.namespace}/${observed.name}`, podUID: uid });
+    } catch (e) {
+      if (signal.aborted) return;
+      this.opts.log.error('Error syncing pod, skipping', { podUID: uid, err: e });
+      this.kick(uid, POD_ERROR_BACKOFF_MS);
+    }
+  }
+
+  private finishRemoval(uid: string): void {
+    this.removed.delete(uid);
+    this.waiting.delete(uid);
+    if (!this.desired.has(uid)) this.opts.status.delete(uid);
+  }
+
+  private publish(pod: Pod, observed: ObservedPod, waiting: ReadonlyMap<string, { reason: string; message: string }>): void {
+    const uid = pod.metadata.uid;
+    const previous = this.opts.status.get(uid)?.status;
+    const status = computePodStatus({ pod, observed, waiting, previous, runtimeName: this.opts.runtimeName(), hostIP: this.opts.hostIP, now: this.now() });
+    if (previous?.phase !== status.phase) this.opts.log.info('Pod phase changed', { pod: podRef(pod), podUID: uid, from: previous?.phase ?? 'none', to: status.phase });
+    // Why a container is not running is what an operator looks for first (the kubelet emits events).
+    for (const cs of [...(status.initContainerStatuses ?? []), ...status.containerStatuses]) {
+      const was = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === cs.name)?.state.waiting?.reason;
+      const w = cs.state.waiting;
+      if (w && w.reason !== 'ContainerCreating' && w.reason !== was) {
+        this.opts.log.warn('Container is waiting', { pod: podRef(pod), podUID: uid, container: cs.name, reason: w.reason, message: w.message ?? '' });
+      }
+    }
+    this.opts.status.set(uid, { pod, status });
+  }
+
+  desiredPods(): Pod[] {
+    return [...this.desired.values()];
+  }
+
+  /** Runs the resync tick until `signal` aborts, then waits for the workers to finish their current step. */
+  component(): Component {
+    return defineComponent('pod-manager', async (signal, markReady) => {
+      this.signal = signal;
+      for (const uid of this.desired.keys()) this.kick(uid);
+      for (const uid of this.removed.keys()) this.kick(uid);
+      markReady();
+      const tick = setInterval(() => {
+        for (const uid of this.desired.keys()) this.kick(uid);
+      }, this.opts.syncFrequencyMs);
+      try {
+        await waitForAbort(signal);
+      } finally {
+        clearInterval(tick);
+        for (const w of this.workers.values()) clearTimeout(w.timer);
+        await Promise.all([...this.workers.values()].map((w) => w.done));
+      }
+    });
+  }
+}
+
+/** The grace period recorded on the containers of a pod whose spec is unknown (e.g. after a restart). */
+function graceFromAnnotations(observed: ObservedPod): number {
+  for (const c of observed.containers) if (c.gracePeriodSeconds !== undefined) return c.gracePeriodSeconds;
+  return 30;
+}

@@ -1,0 +1,137 @@
+// Assembles the pod pipeline from the configuration: runtime (CRI, with the
+// version handshake), image manager, sources → merger → pod manager, PLEG.
+// Returns its components in start order; the composition root runs them.
+import { readFile } from 'node:fs/promises';
+import { networkInterfaces, totalmem } from 'node:os';
+import { isIP } from 'node:net';
+import type { AgentConfiguration } from '../config/options.js';
+import type { AgentFlags } from '../config/flag-options.js';
+import { effectiveMaxPods, registryRateLimit } from '../config/effective.js';
+import type { Component } from '../lifecycle/component.js';
+import type { LivenessRegistry } from '../lifecycle/liveness.js';
+import type { AgentLogger } from '../log/index.js';
+import { nodeName } from '../node/name.js';
+import { ImageManager } from '../images/manager.js';
+import { authFor, configFileCandidates, loadKeyring } from '../images/credentials.js';
+import { createPleg } from '../pleg/generic.js';
+import { PodConfigMerger, type SourceName } from '../sources/merger.js';
+import { createFileSource } from '../sources/file.js';
+import { createUrlSource } from '../sources/http.js';
+import { StatusStore } from '../status/store.js';
+import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
+import { PodManager } from './manager.js';
+import { parseResolvConf } from './sandbox-config.js';
+import type { Pod } from '../api/pod-types.js';
+
+export interface PipelineInput {
+  cfg: AgentConfiguration;
+  flags: AgentFlags;
+  log: AgentLogger;
+  liveness: LivenessRegistry;
+  cpuCount: number;
+  signal: AbortSignal;
+}
+
+export interface Pipeline {
+  components: Component[];
+  status: StatusStore;
+  close(): void;
+}
+
+/** The node's IP: the first --node-ip address, else the first non-loopback IPv4, else 127.0.0.1. */
+export function hostIP(nodeIP: string): string {
+  const first = nodeIP.split(',')[0]?.trim() ?? '';
+  if (first !== '' && first !== '::' && first !== '0.0.0.0') return first;
+  const wantV6 = first === '::';
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (!a.internal && isIP(a.address) === (wantV6 ? 6 : 4)) return a.address;
+  }
+  return wantV6 ? '::1' : '127.0.0.1';
+}
+
+async function hostDns(path: string, log: AgentLogger) {
+  if (path === '') return undefined;
+  try {
+    return parseResolvConf(await readFile(path, 'utf8'));
+  } catch (e) {
+    log.warn('Could not read the resolver configuration; pods get no DNS settings from it', { path, err: e });
+    return undefined;
+  }
+}
+
+export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | undefined> {
+  const { cfg, flags, log } = inp;
+  const sources: SourceName[] = [];
+  if (cfg.staticPodPath !== '') sources.push('file');
+  if (cfg.staticPodURL !== '') sources.push('http');
+  if (sources.length === 0) {
+    log.info('No pod sources configured (--pod-manifest-path, --manifest-url); not connecting to the container runtime');
+    return undefined;
+  }
+  const node = nodeName(flags.hostnameOverride);
+  const ip = hostIP(flags.nodeIP);
+  const { createCriRuntime } = await import('../cri/grpc-client.js');
+  const runtime = await createCriRuntime({
+    runtimeEndpoint: cfg.containerRuntimeEndpoint,
+    imageEndpoint: cfg.imageServiceEndpoint,
+    requestTimeoutMs: cfg.runtimeRequestTimeout,
+    log: log.child({ component: 'cri' }),
+    signal: inp.signal,
+  });
+  log.info('Connected to the container runtime', { endpoint: cfg.containerRuntimeEndpoint, runtime: runtime.runtimeInfo.runtimeName, version: runtime.runtimeInfo.runtimeVersion, apiVersion: runtime.runtimeInfo.runtimeApiVersion });
+
+  const candidates = configFileCandidates(flags.rootDirectory, process.cwd(), process.env['HOME']);
+  const images = new ImageManager({
+    images: runtime,
+    serialize: cfg.serializeImagePulls,
+    rateLimit: registryRateLimit(cfg),
+    backoff: new KeyedBackoff(IMAGE_PULL_BACKOFF),
+    credentials: async (image) => authFor(image, (await loadKeyring(candidates)).keyring),
+    log: log.child({ component: 'images' }),
+  });
+  const status = new StatusStore();
+  const merger = new PodConfigMerger(sources);
+  const manager = new PodManager({
+    runtime,
+    status,
+    runtimeName: () => runtime.runtimeInfo.runtimeName,
+    hostIP: ip,
+    syncFrequencyMs: cfg.syncFrequency,
+    maxPods: effectiveMaxPods(cfg, inp.cpuCount),
+    allSourcesSeen: () => merger.allSourcesSeen(),
+    log: log.child({ component: 'pods' }),
+    sync: {
+      runtime,
+      images,
+      crashBackoff: new KeyedBackoff(CONTAINER_BACKOFF),
+      nodeName: node,
+      hostIP: ip,
+      log: log.child({ component: 'pods' }),
+      sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: await hostDns(cfg.resolvConf, log) }, podLogsDir: '/var/log/pods', cgroupParent: '' },
+      container: {
+        cpuCFSQuota: cfg.cpuCFSQuota,
+        cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,
+        memoryCapacity: totalmem(),
+        seccompDefault: cfg.seccompDefault,
+        emptyDirPath: (pod, volume) => `${flags.rootDirectory}/pods/${pod.metadata.uid}/volumes/platform.io~empty-dir/${volume}`,
+      },
+    },
+  });
+  const feed = (source: SourceName) => (pods: Pod[]) => {
+    const { updates, rejected } = merger.set(source, pods);
+    for (const r of rejected) log.error('Pod rejected', { source: r.source, pod: `${r.pod.metadata.namespace}/${r.pod.metadata.name}`, reason: r.reason });
+    manager.applyUpdates(updates);
+  };
+  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot) => manager.onRelist(changed, snapshot) });
+  inp.liveness.register('pleg', () => pleg.unhealthy() ?? true);
+
+  const components: Component[] = [manager.component(), pleg];
+  if (cfg.staticPodPath !== '') {
+    components.push(createFileSource({ path: cfg.staticPodPath, node, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), onPods: feed('file') }));
+  }
+  if (cfg.staticPodURL !== '') {
+    components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), onPods: feed('http') }));
+  }
+  log.info('Pod pipeline ready', { node, hostIP: ip, sources, maxPods: effectiveMaxPods(cfg, inp.cpuCount) });
+  return { components, status, close: () => runtime.close() };
+}

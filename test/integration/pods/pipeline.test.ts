@@ -1,0 +1,183 @@
+// The pod pipeline (merger → pod manager → sync → PLEG → status) against the
+// stateful in-memory runtime. Back-offs are shortened; everything else is
+// the production code path.
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodePod } from '../../../src/api/pod-decode.js';
+import type { Pod } from '../../../src/api/pod-types.js';
+import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
+import { ImageManager } from '../../../src/images/manager.js';
+import { createPleg } from '../../../src/pleg/generic.js';
+import { PodManager } from '../../../src/pods/manager.js';
+import { PodConfigMerger } from '../../../src/sources/merger.js';
+import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
+import { StatusStore } from '../../../src/status/store.js';
+import { KeyedBackoff } from '../../../src/util/backoff.js';
+import { tempDir } from '../../helpers/agent-process.js';
+import { testLogger } from '../../helpers/test-logger.js';
+
+const IMAGE = 'localhost/busybox:latest';
+
+function manifest(name: string, spec: Record<string, unknown> = {}, containers: Array<Record<string, unknown>> = [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent' }]): Pod {
+  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers, ...spec } });
+  if (!d.ok) throw new Error(JSON.stringify(d.problems));
+  return applyStaticPodDefaults(d.pod, 'node-a', 'file', `/m/${name}.yaml`, new Date());
+}
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const s of stops.splice(0).reverse()) await s();
+});
+
+function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number } = {}) {
+  const runtime = opts.runtime ?? new FakeRuntime({ images: [IMAGE], ...(opts.onStart ? { onStart: opts.onStart } : {}) });
+  const t = tempDir();
+  const log = testLogger();
+  const status = new StatusStore();
+  const merger = new PodConfigMerger(['file']);
+  const images = new ImageManager({ images: runtime, serialize: true, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => undefined, log });
+  const manager = new PodManager({
+    runtime,
+    status,
+    runtimeName: () => 'fake',
+    hostIP: '127.0.0.1',
+    syncFrequencyMs: 60_000,
+    maxPods: opts.maxPods ?? 110,
+    allSourcesSeen: () => merger.allSourcesSeen(),
+    log,
+    sync: {
+      runtime,
+      images,
+      crashBackoff: new KeyedBackoff({ initialMs: 100, maxMs: 400 }),
+      nodeName: 'node-a',
+      hostIP: '127.0.0.1',
+      log,
+      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined }, podLogsDir: t.dir, cgroupParent: '' },
+      container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
+    },
+  });
+  const pleg = createPleg({ runtime, log, onRelist: (c, s) => manager.onRelist(c, s), periodMs: 20 });
+  const ac = new AbortController();
+  const runs = [manager.component().run(ac.signal), pleg.run(ac.signal)];
+  stops.push(async () => {
+    ac.abort();
+    await Promise.all(runs);
+    t.cleanup();
+  });
+  const set = (pods: Pod[]) => manager.applyUpdates(merger.set('file', pods).updates);
+  const until = async <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = fn();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
+  const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
+  return { runtime, status, log, set, until, phase, calls };
+}
+
+describe('pod pipeline on the in-memory runtime', () => {
+  it('starts a pod; editing one container restarts only that one; removing the pod tears it down', async () => {
+    const h = start();
+    const v1 = manifest('web', {}, [
+      { name: 'a', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh'] },
+      { name: 'b', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh'] },
+    ]);
+    h.set([v1]);
+    await h.until(() => h.phase(v1) === 'Running', 'Running');
+    const running = () => h.runtime.containers().filter((c) => c.state === 'RUNNING');
+    expect(running().map((c) => c.config.metadata.name).sort()).toEqual(['a', 'b']);
+    const idOf = (n: string) => running().find((c) => c.config.metadata.name === n)!.id;
+    const [a1, b1] = [idOf('a'), idOf('b')];
+
+    const v2 = manifest('web', {}, [
+      { name: 'a', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh'] },
+      { name: 'b', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'changed'] },
+    ]);
+    expect(v2.metadata.uid).toBe(v1.metadata.uid);
+    h.set([v2]);
+    await h.until(() => running().length === 2 && idOf('b') !== b1, 'b restarted');
+    expect(idOf('a')).toBe(a1);
+    expect(h.status.get(v1.metadata.uid)!.status.containerStatuses.find((s) => s.name === 'b')!.restartCount).toBe(1);
+    expect(h.calls('runPodSandbox')).toBe(1);
+
+    h.set([]);
+    await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
+    expect(h.status.get(v1.metadata.uid)).toBeUndefined();
+  });
+
+  it('restarts a crashing container with growing back-off; restartCount rises; CrashLoopBackOff is reported', async () => {
+    const startedAt: number[] = [];
+    const h = start({
+      onStart: () => {
+        startedAt.push(performance.now());
+        return { exitAfterMs: 0, exitCode: 1 };
+      },
+    });
+    const pod = manifest('crash');
+    h.set([pod]);
+    const cs = () => h.status.get(pod.metadata.uid)?.status.containerStatuses[0];
+    await h.until(() => (cs()?.restartCount ?? 0) >= 3, 'three restarts');
+    await h.until(() => cs()?.state.waiting?.reason === 'CrashLoopBackOff', 'CrashLoopBackOff');
+    expect(cs()!.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(h.phase(pod)).toBe('Running');
+    // First restart at once, then at least 100, 200 ms apart (back-off doubling; a lower bound cannot flake).
+    const gaps = startedAt.slice(1).map((t, i) => t - startedAt[i]!);
+    expect(gaps[1]).toBeGreaterThanOrEqual(95);
+    expect(gaps[2]).toBeGreaterThanOrEqual(195);
+  });
+
+  it('restartPolicy Never leaves the exited container and the pod Failed or Succeeded', async () => {
+    const h = start({ onStart: (cfg) => ({ exitAfterMs: 0, exitCode: cfg.metadata.name === 'bad' ? 3 : 0 }) });
+    const failed = manifest('failing', { restartPolicy: 'Never' }, [{ name: 'bad', image: IMAGE, imagePullPolicy: 'IfNotPresent' }]);
+    const ok = manifest('done', { restartPolicy: 'Never' }, [{ name: 'good', image: IMAGE, imagePullPolicy: 'IfNotPresent' }]);
+    h.set([failed, ok]);
+    await h.until(() => h.phase(failed) === 'Failed' && h.phase(ok) === 'Succeeded', 'terminal phases');
+    expect(h.status.get(failed.metadata.uid)!.status.containerStatuses[0]!.state.terminated).toMatchObject({ exitCode: 3 });
+    expect(h.calls('startContainer')).toBe(2);
+    // The sandbox of a finished pod is stopped, its containers kept for their status.
+    await h.until(() => h.runtime.sandboxes().every((s) => s.state === 'NOTREADY'), 'sandboxes stopped');
+    expect(h.runtime.containers()).toHaveLength(2);
+  });
+
+  it('a restarted agent adopts what runs instead of recreating it, and tears down pods no source declares', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    const first = start({ runtime });
+    const keep = manifest('keep');
+    const gone = manifest('gone');
+    first.set([keep, gone]);
+    await first.until(() => first.phase(keep) === 'Running' && first.phase(gone) === 'Running', 'both running');
+    await stops.shift()!();
+    const ids = runtime.containers().map((c) => c.id).sort();
+    const created = runtime.calls.filter((c) => c.method === 'createContainer').length;
+
+    const second = start({ runtime });
+    second.set([keep]);
+    await second.until(() => second.phase(keep) === 'Running', 'adopted');
+    await second.until(() => runtime.containers().length === 1, 'orphan torn down');
+    expect(runtime.calls.filter((c) => c.method === 'createContainer').length).toBe(created);
+    expect(runtime.containers().map((c) => c.id)).toEqual(ids.filter((id) => runtime.containers().some((c) => c.id === id)));
+    expect(runtime.containers()[0]!.config.labels['io.platform.pod.uid']).toBe(keep.metadata.uid);
+  });
+
+  it('an image missing under pull policy Never waits with ErrImageNeverPull', async () => {
+    const h = start();
+    const pod = manifest('never', {}, [{ name: 'main', image: 'localhost/absent:1', imagePullPolicy: 'Never' }]);
+    h.set([pod]);
+    const w = await h.until(() => h.status.get(pod.metadata.uid)?.status.containerStatuses[0]?.state.waiting, 'waiting');
+    expect(w).toEqual({ reason: 'ErrImageNeverPull', message: 'Container image "localhost/absent:1" is not present with pull policy of Never' });
+    expect(h.phase(pod)).toBe('Pending');
+  });
+
+  it('pods beyond the pod cap are rejected and never start', async () => {
+    const h = start({ maxPods: 1 });
+    const a = manifest('a');
+    const b = manifest('b');
+    h.set([a, b]);
+    await h.until(() => h.phase(a) === 'Running', 'a running');
+    expect(h.status.get(b.metadata.uid)!.status).toMatchObject({ phase: 'Failed', reason: 'OutOfpods' });
+    expect(h.runtime.sandboxes()).toHaveLength(1);
+  });
+});
