@@ -13,6 +13,7 @@ import type { AgentLogger } from '../log/index.js';
 import { nodeName } from '../node/name.js';
 import { ImageManager } from '../images/manager.js';
 import { authFor, configFileCandidates, loadKeyring } from '../images/credentials.js';
+import { CredentialPlugins, loadProviderConfig } from '../images/credential-plugins.js';
 import { createPleg } from '../pleg/generic.js';
 import { PodConfigMerger, type SourceName } from '../sources/merger.js';
 import { createFileSource } from '../sources/file.js';
@@ -81,12 +82,17 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
   log.info('Connected to the container runtime', { endpoint: cfg.containerRuntimeEndpoint, runtime: runtime.runtimeInfo.runtimeName, version: runtime.runtimeInfo.runtimeVersion, apiVersion: runtime.runtimeInfo.runtimeApiVersion });
 
   const candidates = configFileCandidates(flags.rootDirectory, process.cwd(), process.env['HOME']);
+  // Plugins answer for the images they match; docker config files for the rest (the kubelet's keyring order).
+  const plugins =
+    flags.imageCredentialProviderConfig !== ''
+      ? new CredentialPlugins(await loadProviderConfig(flags.imageCredentialProviderConfig), flags.imageCredentialProviderBinDir, log.child({ component: 'credentials' }))
+      : undefined;
   const images = new ImageManager({
     images: runtime,
     serialize: cfg.serializeImagePulls,
     rateLimit: registryRateLimit(cfg),
     backoff: new KeyedBackoff(IMAGE_PULL_BACKOFF),
-    credentials: async (image) => authFor(image, (await loadKeyring(candidates)).keyring),
+    credentials: async (image) => (await plugins?.lookup(image)) ?? authFor(image, (await loadKeyring(candidates)).keyring),
     log: log.child({ component: 'images' }),
   });
   const status = new StatusStore();
