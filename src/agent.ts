@@ -89,13 +89,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     }
     await applyOomScoreAdj(cfg.oomScoreAdj, log);
 
-    if (cfg.runOnce) {
-      // Run-once mode serves nothing; it spawns the pods of the local sources and exits.
-      log.info('Run once: no pod sources produced pods', { pods: 0 });
-      return 0;
-    }
     const liveness = new LivenessRegistry();
     pipeline = await buildPodPipeline({ cfg, flags, log, liveness, cpuCount: cpus().length, signal: controller.signal });
+    if (cfg.runOnce) return await runOnce(pipeline, controller, log);
     const components: Component[] = [...(pipeline?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
@@ -134,6 +130,34 @@ function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; f
     out[leaf.path] = { value: shown, from: describeSource(source) };
   }
   return out;
+}
+
+/** How long --runonce waits for its pods to run (the kubelet: 10 retries with growing delays). */
+export const RUN_ONCE_TIMEOUT_MS = 60_000;
+
+/**
+ * --runonce: serves nothing; spawns the pods of the local sources, waits until
+ * each runs or has finished, and exits (0 when all are running or succeeded).
+ * The pods keep running afterwards, as with the kubelet.
+ */
+async function runOnce(pipeline: Pipeline | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
+  if (!pipeline) return 0;
+  const settled = (): boolean => {
+    if (!pipeline.allSourcesSeen()) return false;
+    return pipeline.desired().every((p) => {
+      const phase = pipeline.status.get(p.metadata.uid)?.status.phase;
+      return phase === 'Running' || phase === 'Succeeded' || phase === 'Failed';
+    });
+  };
+  const run = runComponents(pipeline.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
+  const deadline = Date.now() + RUN_ONCE_TIMEOUT_MS;
+  while (!settled() && Date.now() < deadline && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+  const pods = pipeline.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: pipeline.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
+  controller.abort(new Error('run once finished'));
+  await run;
+  const ok = pods.every((p) => p.phase === 'Running' || p.phase === 'Succeeded');
+  (ok ? log.info.bind(log) : log.error.bind(log))(ok ? 'Run once finished: pods are running' : 'Run once finished: some pods did not run', { pods });
+  return ok ? 0 : 1;
 }
 
 async function checkPlatformConfig(r: ResolvedConfig): Promise<void> {

@@ -36,6 +36,9 @@ export interface PipelineInput {
 export interface Pipeline {
   components: Component[];
   status: StatusStore;
+  /** Pods the sources want (after admission). */
+  desired(): Pod[];
+  allSourcesSeen(): boolean;
   close(): void;
 }
 
@@ -139,5 +142,5 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), onPods: feed('http') }));
   }
   log.info('Pod pipeline ready', { node, hostIP: ip, sources, maxPods: effectiveMaxPods(cfg, inp.cpuCount) });
-  return { components, status, close: () => runtime.close() };
+  return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close: () => runtime.close() };
 }
