@@ -1,0 +1,90 @@
+// The executor's failure paths against the in-memory runtime: each failing
+// step becomes the waiting reason the kubelet reports, and nothing is lost.
+import { describe, expect, it } from 'vitest';
+import { decodePod } from '../../../src/api/pod-decode.js';
+import type { Pod } from '../../../src/api/pod-types.js';
+import { CriError } from '../../../src/cri/errors.js';
+import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
+import { ImageManager } from '../../../src/images/manager.js';
+import { observePod } from '../../../src/pods/observe.js';
+import { syncPod, type SyncDeps } from '../../../src/pods/sync-pod.js';
+import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
+import { KeyedBackoff } from '../../../src/util/backoff.js';
+import { tempDir } from '../../helpers/agent-process.js';
+import { testLogger } from '../../helpers/test-logger.js';
+
+const IMAGE = 'localhost/busybox:latest';
+const tmp = tempDir();
+
+function pod(container: Record<string, unknown>): Pod {
+  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { hostNetwork: true, containers: [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent', ...container }] } });
+  if (!d.ok) throw new Error(JSON.stringify(d.problems));
+  return applyStaticPodDefaults(d.pod, 'n', 'file', '/m/p.yaml', new Date());
+}
+
+function deps(runtime: FakeRuntime, pullBackoff = new KeyedBackoff({ initialMs: 60_000, maxMs: 300_000 })): SyncDeps {
+  const log = testLogger();
+  return {
+    runtime,
+    images: new ImageManager({ images: runtime, serialize: true, backoff: pullBackoff, credentials: async () => undefined, log }),
+    crashBackoff: new KeyedBackoff({ initialMs: 10_000, maxMs: 300_000 }),
+    nodeName: 'n',
+    hostIP: '127.0.0.1',
+    log,
+    sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined }, podLogsDir: tmp.dir, cgroupParent: '' },
+    container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 1 << 30, seccompDefault: false, emptyDirPath: () => tmp.dir },
+  };
+}
+
+async function sync(runtime: FakeRuntime, p: Pod, d = deps(runtime)) {
+  const ac = new AbortController();
+  return syncPod(p, await observePod(runtime, p.metadata.uid, ac.signal), d, ac.signal);
+}
+
+describe('sync failures become waiting reasons', () => {
+  it('createContainer fails → CreateContainerError; the next sync starts it', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    runtime.failNext('createContainer', 'UNKNOWN');
+    const p = pod({});
+    const r1 = await sync(runtime, p);
+    expect(r1.waiting.get('main')?.reason).toBe('CreateContainerError');
+    expect(runtime.sandboxes()).toHaveLength(1);
+    const r2 = await sync(runtime, p);
+    expect(r2.waiting.size).toBe(0);
+    expect(runtime.containers().filter((c) => c.state === 'RUNNING')).toHaveLength(1);
+    expect(runtime.sandboxes()).toHaveLength(1);
+  });
+  it('startContainer fails → RunContainerError', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE], onStart: () => ({ startError: 'exec: "nope": executable file not found' }) });
+    const r = await sync(runtime, pod({ command: ['nope'] }));
+    expect(r.waiting.get('main')).toMatchObject({ reason: 'RunContainerError' });
+  });
+  it('a failing pull → ErrImagePull, then ImagePullBackOff without another pull', async () => {
+    const image = '127.0.0.1:5001/team/app:1';
+    const runtime = new FakeRuntime({ registry: { [image]: { error: new CriError('UNKNOWN', 'failed to resolve reference') } } });
+    const d = deps(runtime);
+    const p = pod({ image });
+    expect((await sync(runtime, p, d)).waiting.get('main')).toMatchObject({ reason: 'ErrImagePull' });
+    const pulls = runtime.calls.filter((c) => c.method === 'pullImage').length;
+    expect((await sync(runtime, p, d)).waiting.get('main')).toEqual({ reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` });
+    expect(runtime.calls.filter((c) => c.method === 'pullImage').length).toBe(pulls);
+  });
+  it('a configMap env reference → CreateContainerConfigError, nothing created', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    const r = await sync(runtime, pod({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'k' } } }] }));
+    expect(r.waiting.get('main')).toMatchObject({ reason: 'CreateContainerConfigError' });
+    expect(runtime.containers()).toHaveLength(0);
+  });
+  it('a runtime that is down: the sync reports an error and the next one recovers', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    const p = pod({});
+    runtime.setDown(true);
+    const ac = new AbortController();
+    await expect(observePod(runtime, p.metadata.uid, ac.signal)).rejects.toThrow(/UNAVAILABLE/);
+    runtime.failNext('runPodSandbox', 'UNAVAILABLE');
+    runtime.setDown(false);
+    expect((await sync(runtime, p)).error?.message).toMatch(/UNAVAILABLE/);
+    expect((await sync(runtime, p)).error).toBeUndefined();
+    expect(runtime.containers().filter((c) => c.state === 'RUNNING')).toHaveLength(1);
+  });
+});
