@@ -10,7 +10,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { main } = loadBundle().exports;
+let bundle;
+try {
+  bundle = loadBundle();
+} catch (err) {
+  // A checkout that was never built has no bundle: say what to do instead of a stack trace.
+  if (err?.code !== 'ENOENT' || !String(err.path ?? err.message).includes('agent.cjs')) throw err;
+  process.stderr.write('agent: not built: run `npm run build`\n');
+  process.exit(1);
+}
+const { main } = bundle.exports;
 // A second SIGTERM/SIGINT during shutdown ends the process with status 1, as the kubelet's does.
 main(process.argv.slice(2), { forceExit: () => process.exit(1) }).then(
   (code) => {

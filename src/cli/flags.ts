@@ -113,10 +113,11 @@ function buildProgram(): { program: Command; byAttr: Map<string, FlagLeaf> } {
 /** Parses argv. Throws FlagError naming the flag for anything the agent cannot accept. */
 export function parseFlags(argv: readonly string[]): ParsedFlags {
   const { program, byAttr } = buildProgram();
+  const normalized = normalizeArgv(argv);
   try {
-    program.parse(normalizeArgv(argv), { from: 'user' });
+    program.parse(normalized, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) throw fromCommander(e, program.args);
+    if (e instanceof CommanderError) throw fromCommander(e, program.args, normalized);
     throw e;
   }
   const configFlags: GivenFlag[] = [];
@@ -132,7 +133,7 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
   return { configFlags, otherFlags, warnings };
 }
 
-function fromCommander(e: CommanderError, args: readonly string[]): FlagError {
+function fromCommander(e: CommanderError, args: readonly string[], argv: readonly string[]): FlagError {
   const msg = e.message.replace(/^error: /, '');
   switch (e.code) {
     case 'commander.unknownOption': {
@@ -145,9 +146,11 @@ function fromCommander(e: CommanderError, args: readonly string[]): FlagError {
       return new FlagError(`unexpected argument${args.length === 1 ? '' : 's'} ${list}: the agent takes only flags (a boolean flag takes its value as --flag=false)`, { cause: e });
     }
     case 'commander.optionMissingArgument': {
-      const name = /'(-[^' ]+)/.exec(msg)?.[1] ?? '';
-      const flag = name.includes(',') ? name.split(',')[1]!.trim() : name;
-      return new FlagError(`flag needs an argument: ${flag.replace(/,$/, '')}`, { flag, cause: e });
+      // "option '-v, --v <value>' argument missing": name the spelling that was typed.
+      const names = (/'([^']+)'/.exec(msg)?.[1] ?? '').replace(/\s*[<[].*$/, '').split(',').map((n) => n.trim()).filter(Boolean);
+      const typed = [...argv].reverse().find((a) => names.includes(a));
+      const flag = typed ?? names[names.length - 1] ?? '';
+      return new FlagError(`flag needs an argument: ${flag}`, { flag, cause: e });
     }
     default:
       return new FlagError(msg, { cause: e });

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { SECTIONS, leaves } from '../config/spec.js';
 import { configSpec } from '../config/options.js';
-import { gateHelpLines } from '../config/featuregates.js';
+import { KNOWN_GATES, gateHelpLines } from '../config/featuregates.js';
 import { annotations, defaultText, sectionLeaves } from './help.js';
 
 const cell = (s: string): string => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -24,7 +24,8 @@ export function renderOptionsDoc(): string {
     '',
     'Every flag of `agent`, grouped as `agent --help` groups them, with the AgentConfiguration field',
     '(`apiVersion: agent.config.platform.io/v1beta1`, `kind: AgentConfiguration`) it sets. Precedence:',
-    'built-in defaults < `--config` < drop-ins in `--config-dir` (lexical order) < flags on the command line.',
+    'built-in defaults < `--config` < drop-ins in `--config-dir` (every `*.conf` file of a recursive walk, each directory in',
+    'lexical order) < flags on the command line.',
     'Marker `cfg`: deprecated as a flag; set the field in the `--config` file instead.',
     '',
   ];
@@ -48,8 +49,23 @@ export function renderOptionsDoc(): string {
     const b = JSON.stringify(kind.encode(leaf.opt.fileDefault as never));
     if (a !== b) out.push(`| ${code(leaf.path)} | ${code(a)} | ${code(b)} |`);
   }
-  out.push('', 'A zero value in the `--config` file means "unset" for the fields the v1beta1 schema defaults that way (for example `maxPods: 0` gives 110); a flag always sets the literal value.', '');
+  out.push(
+    '',
+    'A zero value in the `--config` file or a drop-in means "unset" for the fields the v1beta1 schema defaults that way (for example',
+    '`maxPods: 0` gives 110, and `cgroupDriver: ""` gives `cgroupfs`), and a negative `podPidsLimit` there is read as -1; a flag always',
+    'sets the literal value. `nodeStatusReportFrequency` follows `nodeStatusUpdateFrequency` when a file sets only the latter, and',
+    '`serializeImagePulls` defaults to false when a file sets `maxParallelImagePulls` to 2 or more without it.',
+    '',
+  );
   out.push('## Feature gates', '', '```', ...gateHelpLines(), '```', '');
+  const retired = [...KNOWN_GATES.values()].filter((g) => g.stage === 'GA' || g.stage === 'DEPRECATED');
+  out.push(
+    'GA and deprecated gates that 1.28 still registers are accepted too (not listed by `--help`); setting one prints a warning that it',
+    'will be removed, and a gate locked to its default refuses the other value:',
+    '',
+    ...retired.map((g) => `- \`${g.name}\` (${g.stage}, default ${String(g.default)}${g.lockToDefault ? ', locked' : ''})`),
+    '',
+  );
   return out.join('\n');
 }
 

@@ -1,12 +1,12 @@
 // `agent [flags]`: parse the command line, resolve and validate the
 // configuration, then print it, print help/version, or run the agent.
 // Returns the process exit code; bin/agent.js is the only place that exits.
-import { availableParallelism } from 'node:os';
 import { AgentError, ValidationError, isAgentError } from '../errors.js';
 import { parseFlags } from './flags.js';
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js';
 import { validate } from '../config/validate.js';
 import { builtVersion, versionInfo } from '../version.js';
+import { onlineCpuCount } from '../config/host.js';
 
 export interface MainIO {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -69,7 +69,7 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
     reportErrors(io, 'failed to load the agent configuration', e.problems);
     return 1;
   }
-  const result = validate(resolved, { cpuCount: availableParallelism() });
+  const result = validate(resolved, { cpuCount: onlineCpuCount });
   const warnings = [...parsed.warnings, ...resolved.warnings, ...result.warnings];
   if (result.problems.length > 0) {
     reportWarnings(io, warnings);

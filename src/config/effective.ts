@@ -29,3 +29,12 @@ export function eventRateLimit(cfg: Pick<AgentConfiguration, 'eventRecordQPS' | 
 export function registryRateLimit(cfg: Pick<AgentConfiguration, 'registryPullQPS' | 'registryBurst'>): RateLimit | undefined {
   return cfg.registryPullQPS > 0 ? { qps: cfg.registryPullQPS, burst: cfg.registryBurst } : undefined;
 }
+
+/**
+ * How many image pulls may run at once: 1 when serializeImagePulls; otherwise
+ * maxParallelImagePulls, where 0 (unset) means no limit (undefined).
+ */
+export function maxParallelImagePulls(cfg: Pick<AgentConfiguration, 'serializeImagePulls' | 'maxParallelImagePulls'>): number | undefined {
+  if (cfg.serializeImagePulls) return 1;
+  return cfg.maxParallelImagePulls > 0 ? cfg.maxParallelImagePulls : undefined;
+}

@@ -57,15 +57,40 @@ const BETA_OFF = [
   'ValidatingAdmissionPolicy',
 ];
 
+/**
+ * GA and deprecated gates the 1.28 kubelet still registers (pkg/features and
+ * the generic-apiserver gates it relists), renamed as the spec renames. They
+ * are not listed in --help; setting one warns that it will be removed, and a
+ * locked one refuses the opposite value, as component-base's SetFromMap does.
+ * Operators' configurations often still carry them (SeccompDefault=true).
+ */
+const GA_LOCKED_ON = [
+  'APISelfSubjectReview', 'CPUManager', 'CSIMigrationAzureFile', 'CSIMigrationvSphere', 'CronJobTimeZone',
+  'DownwardAPIHugePages', 'ExpandedDNSConfig', 'GRPCContainerProbe', 'IPTablesOwnershipCleanup',
+  'JobMutableNodeSchedulingDirectives', 'JobTrackingWithFinalizers', 'AgentPodResources',
+  'AgentPodResourcesGetAllocatable', 'LegacyServiceAccountTokenNoAutoGeneration', 'LegacyServiceAccountTokenTracking',
+  'MinimizeIPTablesRestore', 'NodeOutOfServiceVolumeDetach', 'OpenAPIV3', 'ProbeTerminationGracePeriod',
+  'ProxyTerminatingEndpoints', 'RetroactiveDefaultStorageClass', 'SeccompDefault', 'ServerSideApply',
+  'ServerSideFieldValidation', 'TopologyManager',
+];
+/** GA gates that may still be switched off (with the same warning). */
+const GA_ON = ['ConsistentHTTPGetHandlers', 'ExecProbeTimeout'];
+const DEPRECATED_OFF = ['CSIMigrationRBD', 'DefaultHostNetworkHostPortsInPodTemplates', 'InTreePluginRBDUnregister'];
+const DEPRECATED_LOCKED_OFF = ['ExperimentalHostUserNamespaceDefaultingGate'];
+
 const ALL_ALPHA = 'AllAlpha';
 const ALL_BETA = 'AllBeta';
 
-function specs(stage: GateStage, dflt: boolean, names: readonly string[]): GateSpec[] {
-  return names.map((name) => ({ name, stage, default: dflt }));
+function specs(stage: GateStage, dflt: boolean, names: readonly string[], lockToDefault = false): GateSpec[] {
+  return names.map((name) => (lockToDefault ? { name, stage, default: dflt, lockToDefault } : { name, stage, default: dflt }));
 }
 
 export const KNOWN_GATES: ReadonlyMap<string, GateSpec> = new Map(
-  [...specs('ALPHA', false, ALPHA_OFF), ...specs('ALPHA', true, ALPHA_ON), ...specs('BETA', true, BETA_ON), ...specs('BETA', false, BETA_OFF)]
+  [
+    ...specs('ALPHA', false, ALPHA_OFF), ...specs('ALPHA', true, ALPHA_ON), ...specs('BETA', true, BETA_ON), ...specs('BETA', false, BETA_OFF),
+    ...specs('GA', true, GA_LOCKED_ON, true), ...specs('GA', true, GA_ON),
+    ...specs('DEPRECATED', false, DEPRECATED_OFF), ...specs('DEPRECATED', false, DEPRECATED_LOCKED_OFF, true),
+  ]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((g) => [g.name, g]),
 );

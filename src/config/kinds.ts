@@ -9,9 +9,17 @@ import { mergeReservedMemory, parseReservedMemory, type ReservedMemory } from '.
 import { parseTaints, type Taint } from './values/taints.js';
 import { parseVmodule, formatVmodule } from '../log/vmodule.js';
 import { ValueError } from '../errors.js';
+import { parseGoInt } from './values/integer.js';
+import { parseByteSize } from './values/quantity.js';
 
 /** The zod namespace, passed in by the schema builder. */
 export type Z = typeof zod.z;
+
+/** How the option table entry reads its file value (see Opt). */
+export interface FileOptions {
+  /** The field counts a Go zero value as unset (v1beta1 defaulting): an enum accepts '' for it. */
+  readonly zeroIsUnset?: boolean;
+}
 
 export interface Kind<T> {
   /** Type name shown in --help, as pflag shows it (`duration`, `int32`, `mapStringString`, ...). */
@@ -27,9 +35,15 @@ export interface Kind<T> {
    * Schema decoding the value as written in a configuration file. A function of
    * the zod namespace so that zod loads only when a file is actually read.
    */
-  file(z: Z): zod.ZodType<T>;
+  file(z: Z, opts?: FileOptions): zod.ZodType<T>;
   /** The value as written back into an AgentConfiguration file. */
   encode(v: T): unknown;
+  /** The value as a flag argument (`k=v,k2=v2` for maps); by default String(encode(v)). */
+  flagText?(v: T): string;
+  /** Lists of objects: the keys an item may have; other keys are reported as unknown fields. */
+  readonly itemKeys?: readonly string[];
+  /** Whether two values mean the same (default: same JSON); e.g. `0Ki` and `0` are the same size. */
+  same?(a: T, b: T): boolean;
   /** The default as shown in --help; '' hides it. */
   show(v: T): string;
   /** Go zero value: in a --config file such a value counts as unset for fields the kubelet defaults that way. */
@@ -40,13 +54,44 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 function parseInteger(text: string, min: number, max: number, type: string): number {
-  const t = text.trim();
-  if (!/^[+-]?\d+$/.test(t)) throw new ValueError(`invalid ${type} "${text}": not an integer`);
-  const n = Number(t);
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new ValueError(`invalid ${type} "${text}": out of range [${min}, ${max}]`);
-  }
-  return n;
+  return Number(parseGoInt(text, BigInt(min), BigInt(max), type));
+}
+
+/** Sets `out[key]` as an own property, also for `__proto__` (plain assignment would change the prototype). */
+export function putOwn<V>(out: Record<string, V>, key: string, value: V): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * A string-keyed record schema that keeps every key, `__proto__` included
+ * (z.record drops it). Issues name the key, as z.record's do.
+ */
+function safeRecord<V>(z: Z, value: zod.ZodType<V>): zod.ZodType<Record<string, V>> {
+  return z.unknown().transform((input, ctx) => {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      ctx.addIssue({ code: 'custom', message: `Invalid input: expected record, received ${Array.isArray(input) ? 'array' : input === null ? 'null' : typeof input}` });
+      return z.NEVER;
+    }
+    const out: Record<string, V> = {};
+    for (const [k, v] of Object.entries(input)) {
+      const r = value.safeParse(v);
+      if (r.success) putOwn(out, k, r.data);
+      else for (const issue of r.error.issues) ctx.addIssue({ ...issue, path: [k, ...issue.path] } as never);
+    }
+    return out;
+  }) as unknown as zod.ZodType<Record<string, V>>;
+}
+
+/** A flag argument as an operator would type it: the text itself when it is shell-safe, else single-quoted. */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** The flag argument that sets `v` (what a `--flag=` needs after the `=`), not yet shell-quoted. */
+export function flagTextOf<T>(kind: Kind<T>, v: T): string {
+  if (kind.flagText) return kind.flagText(v);
+  const e = kind.encode(v);
+  return typeof e === 'string' ? e : JSON.stringify(e);
 }
 
 function splitList(text: string): string[] {
@@ -109,8 +154,10 @@ export function oneOf<const V extends string>(values: readonly V[]): Kind<V> {
   return {
     type: 'string',
     parseFlag: check,
-    file: (z) => z.string().transform((s, ctx) => {
+    file: (z, opts) => z.string().transform((s, ctx) => {
       if ((values as readonly string[]).includes(s)) return s as V;
+      // v1beta1 defaults an empty enum field: '' means "unset" there, and resolve drops it.
+      if (s === '' && opts?.zeroIsUnset) return s as V;
       ctx.addIssue({ code: 'custom', message: `must be one of ${values.map((v) => `"${v}"`).join(', ')}, got "${s}"` });
       return z.NEVER;
     }),
@@ -137,12 +184,64 @@ export const duration: Kind<number> = {
   isZero: (v) => v === 0,
 };
 
+/**
+ * component-base's TimeOrMetaDuration (`logging.flushFrequency`): in a file
+ * either duration text or an integer number of nanoseconds.
+ */
+export const timeOrMetaDuration: Kind<number> = {
+  ...duration,
+  file: (z) => z.union([z.string(), z.number().int()]).transform((v, ctx) => {
+    try {
+      return parseDuration(typeof v === 'number' ? `${v}ns` : v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  }),
+};
+
+/**
+ * A size in bytes kept as the text the operator wrote (`512`, `1K`, `2Ki`); a
+ * file may give a plain number. `0Ki` and `0` are the same size.
+ */
+export const byteSize: Kind<string> = {
+  type: 'string',
+  parseFlag: (t) => t,
+  file: (z) => z.union([z.string(), z.number()]).transform((v) => String(v)),
+  encode: (v) => v,
+  show: (v) => (v === '' ? '' : `"${v}"`),
+  isZero: (v) => v === '',
+  same: (a, b) => {
+    if (a === b) return true;
+    try {
+      return parseByteSize(a) === parseByteSize(b);
+    } catch {
+      return false;
+    }
+  },
+};
+
+/**
+ * An optional positive int32 (a pointer in v1beta1, such as
+ * maxParallelImagePulls): 0 stands for "unset" and is written as null; an
+ * explicit 0 from a file is kept (validation rejects it through its provenance).
+ */
+export const optionalInt32: Kind<number> = {
+  type: 'int32',
+  parseFlag: (t) => parseInteger(t, INT32_MIN, INT32_MAX, 'int32'),
+  file: (z) => z.number().int().min(INT32_MIN).max(INT32_MAX),
+  encode: (v) => (v === 0 ? null : v),
+  show: () => '',
+  isZero: () => false,
+};
+
 /** pflag StringSlice: the first occurrence replaces the default, later ones append. */
 export const strings: Kind<string[]> = {
   type: 'strings',
   parseFlag: (t, prev) => [...(prev ?? []), ...splitList(t)],
   file: (z) => z.array(z.string()),
   encode: (v) => v,
+  flagText: (v) => v.join(','),
   show: (v) => (v.length === 0 ? '' : `[${v.join(',')}]`),
   isZero: (v) => v.length === 0,
 };
@@ -151,9 +250,14 @@ function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, va
   return {
     type,
     // Map flags replace the whole map the first time they appear, then accumulate.
+    // Spreading keeps own `__proto__` keys (they are reported later, not lost).
     parseFlag: (t, prev) => ({ ...(prev ?? {}), ...parse(t) }),
-    file: (z) => z.record(z.string(), value(z)),
+    file: (z) => safeRecord(z, value(z)),
     encode: (v) => v,
+    flagText: (v) =>
+      Object.entries(v)
+        .map(([k, x]) => `${k}=${String(x)}`)
+        .join(','),
     show: (v) =>
       isEmptyRecord(v)
         ? ''
@@ -174,31 +278,44 @@ export const evictionMap: Kind<Record<string, string>> = {
     Object.entries(v)
       .map(([k, x]) => `${k}<${x}`)
       .join(','),
+  flagText: (v) =>
+    Object.entries(v)
+      .map(([k, x]) => `${k}<${x}`)
+      .join(','),
 };
 
 /** `--manifest-url-header`: repeated same-name headers are kept in the order given. */
 export const headers: Kind<Record<string, string[]>> = {
   type: 'colonSeparatedMultimapStringString',
   parseFlag: (t, prev) => {
+    // Header names such as `constructor` or `__proto__` are plain keys here.
     const out: Record<string, string[]> = {};
-    for (const [k, vs] of Object.entries(prev ?? {})) out[k] = [...vs];
-    for (const [name, value] of parseHeaders(t)) (out[name] ??= []).push(value);
+    for (const [k, vs] of Object.entries(prev ?? {})) putOwn(out, k, [...vs]);
+    for (const [name, value] of parseHeaders(t)) {
+      if (Object.hasOwn(out, name)) out[name]!.push(value);
+      else putOwn(out, name, [value]);
+    }
     return out;
   },
-  file: (z) => z.record(z.string(), z.array(z.string())),
+  file: (z) => safeRecord(z, z.array(z.string())),
   encode: (v) => v,
+  flagText: (v) =>
+    Object.entries(v)
+      .flatMap(([k, vs]) => vs.map((x) => `${k}:${x}`))
+      .join(','),
   show: () => '',
   isZero: (v) => isEmptyRecord(v),
 };
 
-const taintSchema = (z: Z) => z
-  .object({
+// Unknown keys in list items are stripped here and reported as warnings (schema.ts unknownFields).
+const taintSchema = (z: Z) =>
+  z.object({
     key: z.string(),
     value: z.string().optional(),
     effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
-    timeAdded: z.unknown().optional(),
-  })
-  .strict();
+    // As the kubelet's validation: a registration taint carries no timestamp.
+    timeAdded: z.unknown().optional().refine((v) => v === undefined || v === null, { message: 'timeAdded must not be set' }),
+  });
 
 export const taints: Kind<Taint[]> = {
   type: 'taints',
@@ -210,7 +327,9 @@ export const taints: Kind<Taint[]> = {
       return out;
     }),
   ),
+  itemKeys: ['key', 'value', 'effect', 'timeAdded'],
   encode: (v) => v.map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : { key: t.key, value: t.value, effect: t.effect })),
+  flagText: (v) => v.map((t) => `${t.key}${t.value === undefined ? '' : `=${t.value}`}:${t.effect}`).join(','),
   show: () => '',
   isZero: (v) => v.length === 0,
 };
@@ -218,8 +337,13 @@ export const taints: Kind<Taint[]> = {
 export const reservedMemory: Kind<ReservedMemory[]> = {
   type: 'reservedMemory',
   parseFlag: (t, prev) => mergeReservedMemory(prev ?? [], parseReservedMemory(t)),
-  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0), limits: z.record(z.string(), z.string()) }).strict()),
+  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0), limits: safeRecord(z, z.string()) })),
+  itemKeys: ['numaNode', 'limits'],
   encode: (v) => v,
+  flagText: (v) =>
+    v
+      .map((r) => `${r.numaNode}:${Object.entries(r.limits).map(([k, x]) => `${k}=${x}`).join(',')}`)
+      .join(';'),
   show: () => '',
   isZero: (v) => v.length === 0,
 };
@@ -232,14 +356,25 @@ export interface VmoduleEntry {
 export const vmodule: Kind<VmoduleEntry[]> = {
   type: 'pattern=N,...',
   parseFlag: (t, prev) => [...(prev ?? []), ...parseVmodule(t)],
-  file: (z) => z.array(z.object({ filePattern: z.string(), verbosity: z.number().int().min(0) }).strict()),
+  file: (z) => z.array(z.object({ filePattern: z.string(), verbosity: z.number().int().min(0) })),
+  itemKeys: ['filePattern', 'verbosity'],
   encode: (v) => v,
+  flagText: (v) => formatVmodule(v),
   show: (v) => formatVmodule(v),
   isZero: (v) => v.length === 0,
 };
 
-/** klog verbosity: an unsigned 32-bit level. */
-export const level: Kind<number> = { ...integer('Level', 0, 4294967295), type: 'Level' };
+/**
+ * klog verbosity: an unsigned 32-bit level in files (validation caps it at
+ * the int32 maximum, as component-base does); klog's flag reads it in decimal.
+ */
+export const level: Kind<number> = {
+  ...integer('Level', 0, 4294967295),
+  parseFlag: (t) => {
+    if (!/^\d+$/.test(t) || Number(t) > 4294967295) throw new ValueError(`invalid Level "${t}": expected a non-negative decimal number`);
+    return Number(t);
+  },
+};
 
 export interface ShutdownGracePeriodByPriority {
   priority: number;
@@ -252,7 +387,8 @@ export const shutdownByPriority: Kind<ShutdownGracePeriodByPriority[]> = {
   parseFlag: () => {
     throw new ValueError('shutdownGracePeriodByPodPriority can only be set in the configuration file');
   },
-  file: (z) => z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() }).strict()),
+  file: (z) => z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() })),
+  itemKeys: ['priority', 'shutdownGracePeriodSeconds'],
   encode: (v) => v,
   show: () => '',
   isZero: (v) => v.length === 0,

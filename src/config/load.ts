@@ -1,8 +1,8 @@
 // Reads one AgentConfiguration file (YAML or JSON) into a layer of decoded
 // field values. Every problem names the file, the field path and the line.
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document } from 'yaml';
+import { LineCounter, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
 import { dropNulls, fileSchema, unknownFields } from './schema.js';
@@ -55,27 +55,59 @@ function duplicateKeys(doc: Document, lc: LineCounter): string[] {
   return out;
 }
 
+/**
+ * YAML as sigs.k8s.io/yaml (go-yaml v2) reads it: YAML 1.1, so `yes`/`no`/
+ * `on`/`off` are booleans, `0x1F` and `017` are integers and `<<` merge keys
+ * work. Timestamps and base-60 numbers stay strings: go-yaml hands them to the
+ * JSON conversion as text.
+ */
+const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  merge: true,
+  uniqueKeys: false,
+  prettyErrors: false,
+  customTags: (tags: Tags) => tags.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || (t as { format?: string }).format === 'TIME'))),
+};
+
+const errno = (cause: unknown): string => (cause as NodeJS.ErrnoException).code ?? String(cause);
+
 export async function loadConfigFile(file: string, kind: LayerKind): Promise<FileLayer> {
   const what = kind === 'file' ? 'config file' : 'drop-in config file';
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new ConfigFileError(`failed to read ${what} "${file}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { file, cause });
+    throw new ConfigFileError(`failed to read ${what} "${file}": ${errno(cause)}`, { file, cause });
   }
   if (text.trim() === '') throw new ConfigFileError(`${what} "${file}" is empty`, { file });
 
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
-  if (doc.errors.length > 0) {
+  const docs = parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter: lc });
+  const all = Array.isArray(docs) ? docs : [];
+  const errors = all.flatMap((d) => d.errors);
+  if (errors.length > 0) {
     throw new ValidationError(
-      doc.errors.map((e) => {
+      errors.map((e) => {
         const line = lc.linePos(Math.min(e.pos[0], text.length)).line;
         return new ConfigFileError(`${what} "${file}"${line ? ` line ${line}` : ''}: syntax error: ${e.message.split('\n')[0]}`, { file, line, cause: e });
       }),
     );
   }
-  const raw: unknown = doc.toJS();
+  // Empty documents (a trailing `---`, a comment-only document) do not count.
+  const nonEmpty = all.filter((d) => d.contents !== null && !(isScalar(d.contents) && d.contents.value === null));
+  if (nonEmpty.length > 1) {
+    const line = nonEmpty[1]!.contents?.range ? lc.linePos(nonEmpty[1]!.contents.range[0]).line : undefined;
+    throw new ConfigFileError(`${what} "${file}" holds ${nonEmpty.length} YAML documents${line ? ` (the second starts at line ${line})` : ''}; it must hold one AgentConfiguration`, { file, line });
+  }
+  const doc = nonEmpty[0] ?? all[0];
+  if (doc === undefined) throw new ConfigFileError(`${what} "${file}" is empty`, { file });
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (cause) {
+    // yaml refuses documents whose aliases expand excessively (a "billion laughs" file).
+    throw new ConfigFileError(`${what} "${file}": ${(cause as Error).message}`, { file, cause });
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigFileError(`${what} "${file}" line ${lineOf(doc, lc, []) ?? 1}: expected a mapping (an AgentConfiguration object)`, { file });
   }
@@ -128,18 +160,50 @@ function takeNullEntries(fields: Record<string, unknown>): Map<string, string[]>
   return out;
 }
 
-/** Drop-in files of a directory: regular `*.conf` files, in lexical order of their names. */
+/**
+ * Drop-in files under a directory, as the kubelet's filepath.WalkDir finds
+ * them: the tree is walked recursively, each directory's entries in lexical
+ * order of their names (a subdirectory is walked where it sorts), and every
+ * non-directory entry whose name ends in `.conf` is a drop-in. Symbolic links
+ * are not followed into directories; one naming a file counts as that file.
+ * An entry that cannot be read (a dangling link, a file that vanished) is an
+ * error naming it.
+ */
 export async function listDropIns(dir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (cause) {
-    throw new ConfigFileError(`failed to read drop-in directory "${dir}": ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { file: dir, cause });
-  }
   const out: string[] = [];
-  for (const name of names.filter((n) => n.endsWith('.conf')).sort()) {
-    const path = join(dir, name);
-    if ((await stat(path)).isFile()) out.push(path);
-  }
+  const walk = async (d: string, top: boolean): Promise<void> => {
+    let names: string[];
+    try {
+      names = await readdir(d);
+    } catch (cause) {
+      const what = top ? 'drop-in directory' : 'drop-in subdirectory';
+      throw new ConfigFileError(`failed to read ${what} "${d}": ${errno(cause)}`, { file: d, cause });
+    }
+    for (const name of names.sort()) {
+      const path = join(d, name);
+      let entry;
+      try {
+        entry = await lstat(path);
+      } catch (cause) {
+        throw new ConfigFileError(`failed to read drop-in directory entry "${path}": ${errno(cause)}`, { file: path, cause });
+      }
+      if (entry.isDirectory()) {
+        await walk(path, false);
+        continue;
+      }
+      if (!name.endsWith('.conf')) continue;
+      let target = entry;
+      if (entry.isSymbolicLink()) {
+        try {
+          target = await stat(path);
+        } catch (cause) {
+          throw new ConfigFileError(`failed to read drop-in config file "${path}": ${errno(cause)} (a dangling symbolic link?)`, { file: path, cause });
+        }
+      }
+      if (!target.isFile()) throw new ConfigFileError(`drop-in config file "${path}" is not a regular file`, { file: path });
+      out.push(path);
+    }
+  };
+  await walk(dir, true);
   return out;
 }

@@ -94,7 +94,8 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   if (problems.length > 0) throw new ValidationError(problems);
 
   const byPath = new Map(leaves(configSpec).map((l) => [l.path, l]));
-  for (const layer of layers) applyFileLayer(layer, byPath, values, provenance);
+  const derived = new Set<string>();
+  for (const layer of layers) applyFileLayer(layer, byPath, values, provenance, derived);
 
   for (const g of input.configFlags) {
     const prev = values.get(g.leaf.path);
@@ -107,7 +108,14 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   return { config, flags, provenance, files: layers.map((l) => l.file), warnings: layers.flatMap((l) => l.warnings) };
 }
 
-function applyFileLayer(layer: FileLayer, byPath: ReadonlyMap<string, Leaf>, values: Map<string, unknown>, provenance: Map<string, Source>): void {
+/**
+ * Applies one file layer. Each file (the --config file and every drop-in) is
+ * read as v1beta1 decoding reads it: a Go zero value in a field the schema
+ * defaults that way means "unset" and leaves the value below alone, and a
+ * negative podPidsLimit means -1. `derived` holds fields whose value a defaulting rule took
+ * from another field; a later layer may derive them again.
+ */
+function applyFileLayer(layer: FileLayer, byPath: ReadonlyMap<string, Leaf>, values: Map<string, unknown>, provenance: Map<string, Source>, derived: Set<string>): void {
   const source: Source = { kind: layer.kind, file: layer.file };
   for (const [path, keys] of layer.deletions) {
     if (layer.kind !== 'dropin') continue;
@@ -118,24 +126,34 @@ function applyFileLayer(layer: FileLayer, byPath: ReadonlyMap<string, Leaf>, val
     values.set(path, next);
     provenance.set(path, source);
   }
-  for (const [path, value] of layer.values) {
-    const leaf = byPath.get(path)!;
-    if (layer.kind === 'file') {
-      // v1beta1 defaulting: a zero value in a non-pointer field means "unset".
-      if (leaf.opt.zeroIsUnset && leaf.opt.kind.isZero(value)) continue;
-      values.set(path, value);
-    } else {
-      // Drop-ins are JSON merge patches: maps merge key by key, everything else replaces.
-      const prev = values.get(path);
-      values.set(path, isRecord(prev) && isRecord(value) ? { ...prev, ...value } : value);
-    }
+  const sets = new Set<string>();
+  for (const [path, read] of layer.values) {
+    const { opt } = byPath.get(path)!;
+    if (opt.zeroIsUnset && opt.kind.isZero(read)) continue;
+    const value = opt.negativeAs !== undefined && typeof read === 'number' && read < 0 ? opt.negativeAs : read;
+    sets.add(path);
+    const prev = values.get(path);
+    // Drop-ins are JSON merge patches: maps merge key by key, everything else replaces.
+    values.set(path, layer.kind === 'dropin' && isRecord(prev) && isRecord(value) ? { ...prev, ...value } : value);
     provenance.set(path, source);
+    derived.delete(path);
   }
-  if (layer.kind === 'file' && layer.values.has('nodeStatusUpdateFrequency') && !layer.values.has('nodeStatusReportFrequency')) {
-    // The kubelet reports as often as it updates when only the update frequency is configured.
-    values.set('nodeStatusReportFrequency', values.get('nodeStatusUpdateFrequency'));
-    provenance.set('nodeStatusReportFrequency', source);
-  }
+  // v1beta1 defaulting rules that take one field's default from another field the layer sets.
+  const follow = (target: string, value: unknown): void => {
+    if (sets.has(target)) return;
+    // Only a value that is still a default (or was itself derived) follows; an explicit one stays.
+    const from = provenance.get(target)?.kind ?? 'default';
+    if (from !== 'default' && !derived.has(target)) return;
+    if (from === 'default' && JSON.stringify(values.get(target)) === JSON.stringify(value)) return;
+    values.set(target, value);
+    provenance.set(target, source);
+    derived.add(target);
+  };
+  // The node status is reported as often as it is updated when only the update frequency is set.
+  if (sets.has('nodeStatusUpdateFrequency')) follow('nodeStatusReportFrequency', values.get('nodeStatusUpdateFrequency'));
+  // Image pulls run in parallel when a limit of 2 or more is set and serializeImagePulls is not.
+  const parallel = layer.values.get('maxParallelImagePulls');
+  if (sets.has('maxParallelImagePulls') && typeof parallel === 'number') follow('serializeImagePulls', parallel < 2);
 }
 
 function setLeaf(obj: object, leaf: Leaf, value: unknown): void {

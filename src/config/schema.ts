@@ -10,7 +10,7 @@ const leafSchemas = new WeakMap<Opt<unknown>, z.ZodType>();
 function leafSchema(opt: Opt<unknown>): z.ZodType {
   let schema = leafSchemas.get(opt);
   if (schema === undefined) {
-    schema = (opt.kind.file(z) as z.ZodType).optional();
+    schema = (opt.kind.file(z, { zeroIsUnset: opt.zeroIsUnset }) as z.ZodType).optional();
     leafSchemas.set(opt, schema);
   }
   return schema;
@@ -25,7 +25,7 @@ function leafSchema(opt: Opt<unknown>): z.ZodType {
 function objectFor(tree: OptTree, raw: Record<string, unknown>): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, value] of Object.entries(raw)) {
-    const node = tree[key];
+    const node = Object.hasOwn(tree, key) ? tree[key] : undefined;
     if (node === undefined) continue;
     if (node instanceof Opt) shape[key] = leafSchema(node as Opt<unknown>);
     else {
@@ -48,13 +48,24 @@ export interface UnknownField {
   readonly keys: readonly (string | number)[];
 }
 
-/** Fields present in `raw` that the schema does not know, reported by path. */
-export function unknownFields(raw: Record<string, unknown>, tree: OptTree = configSpec, prefix: string[] = []): UnknownField[] {
+/**
+ * Fields present in `raw` that the schema does not know, reported by path;
+ * this includes unknown keys inside the items of lists of objects
+ * (`registerWithTaints.0.colour`), which the item schemas strip.
+ */
+export function unknownFields(raw: Record<string, unknown>, tree: OptTree = configSpec, prefix: readonly (string | number)[] = []): UnknownField[] {
   const out: UnknownField[] = [];
   for (const [key, value] of Object.entries(raw)) {
-    const node = tree[key];
+    const node = Object.hasOwn(tree, key) ? tree[key] : undefined;
     if (node === undefined) out.push({ keys: [...prefix, key] });
-    else if (!(node instanceof Opt) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    else if (node instanceof Opt) {
+      const known = (node as Opt<unknown>).kind.itemKeys;
+      if (known === undefined || !Array.isArray(value)) continue;
+      value.forEach((item: unknown, i) => {
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) return;
+        for (const k of Object.keys(item)) if (!known.includes(k)) out.push({ keys: [...prefix, key, i, k] });
+      });
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       out.push(...unknownFields(value as Record<string, unknown>, node as OptTree, [...prefix, key]));
     }
   }
@@ -66,10 +77,10 @@ export function dropNulls(raw: Record<string, unknown>, tree: OptTree = configSp
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (value === null) continue;
-    const node = tree[key];
-    if (node !== undefined && !(node instanceof Opt) && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = dropNulls(value as Record<string, unknown>, node as OptTree);
-    } else out[key] = value;
+    const node = Object.hasOwn(tree, key) ? tree[key] : undefined;
+    const v = node !== undefined && !(node instanceof Opt) && typeof value === 'object' && !Array.isArray(value) ? dropNulls(value as Record<string, unknown>, node as OptTree) : value;
+    // defineProperty: a `__proto__` key stays an (unknown) field instead of becoming the prototype.
+    Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -31,6 +31,8 @@ export interface OptInit<T> {
   fileDefault?: NoInfer<T>;
   /** In a --config file a Go zero value means "unset" (non-pointer field defaulted by v1beta1). */
   zeroIsUnset?: boolean;
+  /** In a --config file or drop-in a negative number is read as this value (v1beta1 defaults podPidsLimit < 0 to -1). */
+  negativeAs?: number;
   markers?: Marker[];
   /** Release named by a removal announcement. */
   removal?: string;
@@ -49,6 +51,7 @@ export class Opt<T> {
   readonly default: T;
   readonly fileDefault: T;
   readonly zeroIsUnset: boolean;
+  readonly negativeAs: number | undefined;
   readonly markers: readonly Marker[];
   readonly removal: string | undefined;
   readonly section: Section | undefined;
@@ -63,6 +66,7 @@ export class Opt<T> {
     this.default = init.default;
     this.fileDefault = 'fileDefault' in init ? (init.fileDefault as T) : init.default;
     this.zeroIsUnset = init.zeroIsUnset ?? false;
+    this.negativeAs = init.negativeAs;
     this.markers = init.markers ?? [];
     this.removal = init.removal;
     this.section = init.section;

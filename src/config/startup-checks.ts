@@ -13,7 +13,7 @@ import { validateTaint } from './values/taints.js';
 
 const RESERVABLE = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
 
-export function startupChecks(c: CheckContext, cpuCount?: number): void {
+export function startupChecks(c: CheckContext, cpuCount: () => number | undefined = () => undefined): void {
   const { cfg, flags } = c;
 
   for (const p of ['systemReserved', 'platformReserved'] as const) {
@@ -44,6 +44,7 @@ export function startupChecks(c: CheckContext, cpuCount?: number): void {
   }
 
   checkCpuManager(c, cpuCount);
+  checkTopologyManagerOptions(c);
   checkMemoryManager(c);
 
   for (const [i, t] of cfg.registerWithTaints.entries()) for (const m of validateTaint(t)) c.problem(['registerWithTaints'], `[${i}]: ${m}`);
@@ -67,12 +68,7 @@ export function startupChecks(c: CheckContext, cpuCount?: number): void {
   } catch (e) {
     c.problem(['logging.options.json.infoBufferSize'], (e as Error).message);
   }
-  for (const p of ['containerRuntimeEndpoint', 'imageServiceEndpoint'] as const) {
-    const v = cfg[p];
-    if (v !== '' && !/^(unix:\/\/\/.+|tcp:\/\/[^/]+:\d+\/?)$/.test(v)) {
-      c.problem([p], `"${v}" is not a supported endpoint: use unix:///path/to/socket or tcp://host:port`);
-    }
-  }
+  for (const p of ['containerRuntimeEndpoint', 'imageServiceEndpoint'] as const) checkEndpoint(c, p);
   checkStandaloneAuth(c);
 }
 
@@ -110,17 +106,75 @@ function reservedCpu(c: CheckContext): number {
   return total;
 }
 
-function checkCpuManager(c: CheckContext, cpuCount?: number): void {
+/**
+ * The kubelet's CPU manager policy options (cpumanager/policy_options.go,
+ * 1.28): known names only, boolean values, and the gates of their stage.
+ */
+const CPU_MANAGER_OPTIONS: ReadonlyMap<string, 'alpha' | 'beta'> = new Map([
+  ['full-pcpus-only', 'beta'],
+  ['distribute-cpus-across-numa', 'alpha'],
+  ['align-by-socket', 'alpha'],
+]);
+/** topologymanager/policy_options.go: prefer-closest-numa-nodes is a beta option in 1.28. */
+const TOPOLOGY_MANAGER_OPTIONS: ReadonlyMap<string, 'alpha' | 'beta'> = new Map([['prefer-closest-numa-nodes', 'beta']]);
+
+function checkPolicyOptions(c: CheckContext, path: 'cpuManagerPolicyOptions' | 'topologyManagerPolicyOptions', known: ReadonlyMap<string, 'alpha' | 'beta'>, gates: { all: string; alpha: string; beta: string }): void {
+  const options = c.cfg[path];
+  const names = Object.keys(options);
+  if (names.length === 0) return;
+  if (!c.gates.enabled(gates.all)) c.problem([path], `policy options need the feature gate ${gates.all}, which is disabled`);
+  for (const name of names) {
+    const stage = known.get(name);
+    if (stage === undefined) {
+      c.problem([path], `unknown option "${name}" (known: ${[...known.keys()].join(', ')})`);
+      continue;
+    }
+    const gate = stage === 'alpha' ? gates.alpha : gates.beta;
+    if (!c.gates.enabled(gate)) c.problem([path], `option "${name}" is ${stage}-level and needs the feature gate ${gate}, which is disabled`);
+    const value = options[name]!;
+    if (!/^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(value)) c.problem([path], `option "${name}": "${value}" is not a boolean (use true or false)`);
+  }
+}
+
+function checkCpuManager(c: CheckContext, cpuCount: () => number | undefined): void {
   if (c.cfg.cpuManagerPolicy !== 'static') {
     if (Object.keys(c.cfg.cpuManagerPolicyOptions).length > 0) c.problem(['cpuManagerPolicyOptions'], 'options are only accepted with the "static" CPU manager policy');
     return;
   }
+  checkPolicyOptions(c, 'cpuManagerPolicyOptions', CPU_MANAGER_OPTIONS, { all: 'CPUManagerPolicyOptions', alpha: 'CPUManagerPolicyAlphaOptions', beta: 'CPUManagerPolicyBetaOptions' });
   const reserved = reservedCpu(c);
   if (reserved <= 0) {
     c.problem(['cpuManagerPolicy'], 'the "static" policy needs a CPU reservation greater than zero: set cpu in systemReserved (--system-reserved) or platformReserved (--platform-reserved), or reservedSystemCPUs (--reserved-cpus)');
-  } else if (cpuCount !== undefined && Math.ceil(reserved) >= cpuCount) {
-    c.problem(['cpuManagerPolicy'], `the "static" policy cannot reserve ${reserved} CPUs on a node with ${cpuCount}`);
+    return;
   }
+  // Reserving every CPU is allowed (the shared pool keeps them); only more than the node has is not.
+  const count = cpuCount();
+  if (count !== undefined && Math.ceil(reserved) > count) {
+    c.problem(['cpuManagerPolicy'], `the "static" policy cannot reserve ${reserved} CPUs on a node with ${count} online`);
+  }
+}
+
+function checkTopologyManagerOptions(c: CheckContext): void {
+  checkPolicyOptions(c, 'topologyManagerPolicyOptions', TOPOLOGY_MANAGER_OPTIONS, { all: 'TopologyManagerPolicyOptions', alpha: 'TopologyManagerPolicyAlphaOptions', beta: 'TopologyManagerPolicyBetaOptions' });
+}
+
+/**
+ * On Linux the runtime is reached over a unix socket (`unix:///path`). A bare
+ * absolute path still works, as in the kubelet, with a deprecation warning;
+ * tcp and npipe endpoints are Windows-only.
+ */
+function checkEndpoint(c: CheckContext, p: 'containerRuntimeEndpoint' | 'imageServiceEndpoint'): void {
+  const v = c.cfg[p];
+  if (v === '') return;
+  if (/^unix:\/\/\/./.test(v)) return;
+  if (v.startsWith('/')) {
+    c.warn(`${p}: "${v}" has no URL scheme; it is used as "unix://${v}", which is deprecated: write the full URL`);
+    return;
+  }
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(v)?.[1]?.toLowerCase();
+  if (scheme === 'tcp' || scheme === 'npipe') c.problem([p], `"${v}": ${scheme} endpoints are only supported on Windows; on Linux use a unix socket, unix:///path/to/socket`);
+  else if (scheme === 'unix') c.problem([p], `"${v}" is not a supported endpoint: the socket path must be absolute (unix:///path/to/socket)`);
+  else c.problem([p], `"${v}" is not a supported endpoint: use unix:///path/to/socket`);
 }
 
 function memoryOf(map: Readonly<Record<string, string>>, key: string): number {

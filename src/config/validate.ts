@@ -7,7 +7,7 @@ import { resolveFeatureGates, FeatureGates } from './featuregates.js';
 import { configSpec, type AgentConfiguration } from './options.js';
 import { flagSpec, type AgentFlags } from './flag-options.js';
 import { leaves, type Leaf } from './spec.js';
-import type { ResolvedConfig, Source } from './resolve.js';
+import { describeSource, type ResolvedConfig, type Source } from './resolve.js';
 import { startupChecks } from './startup-checks.js';
 import { parseCpuSet } from './values/cpuset.js';
 
@@ -38,11 +38,31 @@ export interface ValidationResult {
   readonly gates: FeatureGates;
 }
 
-export function validate(resolved: ResolvedConfig, opts: { cpuCount?: number } = {}): ValidationResult {
+/**
+ * ` (set by --config FILE)` for a value that came from a file, naming the
+ * other fields' files too (`; imageGCHighThresholdPercent set by drop-in F`);
+ * '' when every value came from a default or a flag (the message names the flag).
+ */
+export function originOf(paths: readonly string[], provenance: ReadonlyMap<string, Source>): string {
+  const parts: string[] = [];
+  paths.forEach((p, i) => {
+    const s = provenance.get(p);
+    if (s === undefined || (s.kind !== 'file' && s.kind !== 'dropin')) return;
+    const text = `set by ${describeSource(s)}`;
+    parts.push(i === 0 ? text : `${p} ${text}`);
+  });
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
+/** Counts the host's CPUs lazily: only the static CPU manager check needs the number. */
+export type CpuCount = number | (() => number | undefined);
+
+export function validate(resolved: ResolvedConfig, opts: { cpuCount?: CpuCount } = {}): ValidationResult {
   const problems: AgentError[] = [];
   const warnings: string[] = [];
   const g = resolveFeatureGates(resolved.config.featureGates);
-  for (const p of g.problems) problems.push(new AgentError('EVALIDATION', `featureGates (--feature-gates): ${p}`, { field: 'featureGates', flag: '--feature-gates' }));
+  const gateOrigin = originOf(['featureGates'], resolved.provenance);
+  for (const p of g.problems) problems.push(new AgentError('EVALIDATION', `featureGates (--feature-gates): ${p}${gateOrigin}`, { field: 'featureGates', flag: '--feature-gates' }));
   warnings.push(...g.warnings);
   const ctx: CheckContext = {
     cfg: resolved.config,
@@ -54,7 +74,7 @@ export function validate(resolved: ResolvedConfig, opts: { cpuCount?: number } =
       const leaf = configLeaves.get(main) ?? flagOnlyLeaves.get(main);
       const names = paths.map(nameOf);
       problems.push(
-        new AgentError('EVALIDATION', `${names[0]}: ${message}`, {
+        new AgentError('EVALIDATION', `${names[0]}: ${message}${originOf(paths, resolved.provenance)}`, {
           field: configLeaves.has(main) ? main : undefined,
           flag: leaf?.opt.flag ? `--${leaf.opt.flag}` : undefined,
         }),
@@ -63,7 +83,8 @@ export function validate(resolved: ResolvedConfig, opts: { cpuCount?: number } =
     warn: (m) => warnings.push(m),
   };
   for (const rule of RULES) rule(ctx);
-  startupChecks(ctx, opts.cpuCount);
+  const { cpuCount } = opts;
+  startupChecks(ctx, typeof cpuCount === 'function' ? cpuCount : () => cpuCount);
   return { problems, warnings, gates: ctx.gates };
 }
 
@@ -100,7 +121,9 @@ const gatedOptions: Rule = (c) => {
   for (const leaf of [...configLeaves.values()]) {
     if (!leaf.opt.gate || c.gates.enabled(leaf.opt.gate)) continue;
     const value = getValue(c.cfg, leaf);
-    if (JSON.stringify(value) !== JSON.stringify(leaf.opt.default)) {
+    const { kind } = leaf.opt;
+    const same = kind.same ? kind.same(value as never, leaf.opt.default as never) : JSON.stringify(value) === JSON.stringify(leaf.opt.default);
+    if (!same) {
       c.problem([leaf.path], `needs the feature gate ${leaf.opt.gate}, which is disabled`);
     }
   }
@@ -113,10 +136,18 @@ function getValue(cfg: AgentConfiguration, leaf: Leaf): unknown {
 }
 
 const ENFORCEMENT = ['none', 'pods', 'system-reserved', 'platform-reserved'];
+const INT32_MAX = 2147483647;
+/** The only value --show-hidden-metrics-for-version accepts: the minor release before the emulated 1.28. */
+export const PREVIOUS_MINOR = '1.27';
 
 export const RULES: readonly Rule[] = [
   range(['nodeLeaseDurationSeconds'], 1, Infinity, '> 0'),
-  range(['eventBurst', 'eventRecordQPS', 'platformAPIBurst', 'platformAPIQPS', 'registryBurst', 'registryPullQPS', 'maxOpenFiles', 'maxPods', 'podsPerCore', 'maxParallelImagePulls'], 0, Infinity),
+  range(['eventBurst', 'eventRecordQPS', 'platformAPIBurst', 'platformAPIQPS', 'registryBurst', 'registryPullQPS', 'maxOpenFiles', 'maxPods', 'podsPerCore'], 0, Infinity),
+  (c) => {
+    // A pointer in v1beta1: 0 here means "unset"; a value a file gave must be positive.
+    const v = c.cfg.maxParallelImagePulls;
+    if (explicitlySet(c, 'maxParallelImagePulls') && v < 1) c.problem(['maxParallelImagePulls'], `must be a positive number, got ${v}`);
+  },
   range(['nodeStatusMaxImages'], -1, Infinity),
   range(['oomScoreAdj'], -1000, 1000),
   range(['iptablesMasqueradeBit', 'iptablesDropBit'], 0, 31),
@@ -138,8 +169,9 @@ export const RULES: readonly Rule[] = [
     const f = c.cfg.memoryThrottlingFactor;
     if (!(f > 0 && f <= 1)) c.problem(['memoryThrottlingFactor'], `must be within (0, 1], got ${f}`);
   },
-  positiveDuration(['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'runtimeRequestTimeout', 'cpuManagerReconcilePeriod', 'imageMinimumGCAge']),
-  positiveDuration(['streamingConnectionIdleTimeout', 'evictionPressureTransitionPeriod'], true),
+  positiveDuration(['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'runtimeRequestTimeout', 'cpuManagerReconcilePeriod']),
+  // 0 keeps no unused image for a minimum time (the kubelet only rejects a negative age).
+  positiveDuration(['streamingConnectionIdleTimeout', 'evictionPressureTransitionPeriod', 'imageMinimumGCAge'], true),
   (c) => {
     const a = c.cfg.authentication.webhook.cacheTTL;
     const z = c.cfg.authorization.webhook;
@@ -163,10 +195,23 @@ export const RULES: readonly Rule[] = [
   (c) => {
     const { shutdownGracePeriod: total, shutdownGracePeriodCriticalPods: critical, shutdownGracePeriodByPodPriority: byPrio } = c.cfg;
     if (total !== 0 && total < 1000) c.problem(['shutdownGracePeriod'], 'must be 0 or at least 1s');
-    if (critical < 0) c.problem(['shutdownGracePeriodCriticalPods'], 'must be >= 0');
+    if (critical !== 0 && critical < 1000) c.problem(['shutdownGracePeriodCriticalPods'], 'must be 0 or at least 1s');
     if (critical > total) c.problem(['shutdownGracePeriodCriticalPods', 'shutdownGracePeriod'], 'must be <= shutdownGracePeriod');
     if (byPrio.length > 0 && (total !== 0 || critical !== 0)) c.problem(['shutdownGracePeriodByPodPriority'], 'cannot be combined with shutdownGracePeriod or shutdownGracePeriodCriticalPods');
-    if ((total !== 0 || byPrio.length > 0) && !c.gates.enabled('GracefulNodeShutdown')) c.problem(['shutdownGracePeriod'], 'needs the feature gate GracefulNodeShutdown, which is disabled');
+    if ((total > 0 || critical > 0) && !c.gates.enabled('GracefulNodeShutdown')) c.problem(['shutdownGracePeriod'], 'needs the feature gate GracefulNodeShutdown, which is disabled');
+    if (byPrio.length > 0) {
+      for (const gate of ['GracefulNodeShutdown', 'GracefulNodeShutdownBasedOnPodPriority']) {
+        if (!c.gates.enabled(gate)) c.problem(['shutdownGracePeriodByPodPriority'], `needs the feature gate ${gate}, which is disabled`);
+      }
+    }
+  },
+  (c) => {
+    const v = c.cfg.showHiddenMetricsForVersion;
+    if (v !== '' && v !== PREVIOUS_MINOR) c.problem(['showHiddenMetricsForVersion'], `must be omitted or "${PREVIOUS_MINOR}" (only the previous minor version is allowed), got "${v}"`);
+  },
+  (c) => {
+    const p = c.flags.cloudProvider;
+    if (p !== '' && p !== 'external') c.problem(['cloudProvider'], `unknown cloud provider "${p}": the agent has no in-tree cloud providers; use "" (none) or "external"`);
   },
   (c) => {
     if (c.cfg.enableSystemLogQuery && !c.cfg.enableSystemLogHandler) c.problem(['enableSystemLogQuery'], 'needs enableSystemLogHandler');
@@ -185,7 +230,8 @@ export const RULES: readonly Rule[] = [
     if (levels.includes('none') && levels.length > 1) c.problem(['enforceNodeAllocatable'], '"none" cannot be combined with any other level');
     if (levels.includes('system-reserved') && c.cfg.systemReservedCgroup === '') c.problem(['enforceNodeAllocatable', 'systemReservedCgroup'], 'level "system-reserved" needs systemReservedCgroup (--system-reserved-cgroup)');
     if (levels.includes('platform-reserved') && c.cfg.platformReservedCgroup === '') c.problem(['enforceNodeAllocatable', 'platformReservedCgroup'], 'level "platform-reserved" needs platformReservedCgroup (--platform-reserved-cgroup)');
-    if (levels.length > 0 && !(levels.length === 1 && levels[0] === 'none') && !c.cfg.cgroupsPerQOS) c.problem(['enforceNodeAllocatable', 'cgroupsPerQOS'], 'is not supported unless cgroupsPerQOS (--cgroups-per-qos) is true');
+    // As the 1.28 kubelet: without QoS cgroups the list must be empty ("none" included; pass --enforce-node-allocatable=).
+    if (levels.length > 0 && !c.cfg.cgroupsPerQOS) c.problem(['enforceNodeAllocatable', 'cgroupsPerQOS'], 'is not supported unless cgroupsPerQOS (--cgroups-per-qos) is true; with cgroupsPerQOS false it must be empty');
   },
   (c) => {
     if (c.cfg.reservedSystemCPUs === '') return;
@@ -215,6 +261,16 @@ export const RULES: readonly Rule[] = [
   },
   (c) => {
     if (c.cfg.containerLogMaxFiles < 2) c.problem(['containerLogMaxFiles'], `must be >= 2, got ${c.cfg.containerLogMaxFiles}`);
+  },
+  (c) => {
+    // component-base: the level is a uint32 in the file, but klog only takes a positive int32.
+    const { verbosity, vmodule } = c.cfg.logging;
+    if (verbosity > INT32_MAX) c.problem(['logging.verbosity'], `must be <= ${INT32_MAX}, got ${verbosity}`);
+    vmodule.forEach((e, i) => {
+      if (e.verbosity > INT32_MAX) c.problem(['logging.vmodule'], `[${i}] (${e.filePattern}): verbosity must be <= ${INT32_MAX}, got ${e.verbosity}`);
+      if (e.filePattern === '') c.problem(['logging.vmodule'], `[${i}]: filePattern must not be empty`);
+      else if (/[=,]/.test(e.filePattern)) c.problem(['logging.vmodule'], `[${i}]: filePattern "${e.filePattern}" must not contain "=" or ","`);
+    });
   },
   (c) => {
     const { format, vmodule } = c.cfg.logging;

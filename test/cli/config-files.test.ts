@@ -1,7 +1,9 @@
 // Configuration files as an operator writes them, including the mistakes:
 // every fatal problem names the file, the field path and the line.
+import { symlinkSync, mkdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgentProcess, tempDir } from '../helpers/agent-process.js';
+import { readPrinted } from '../helpers/printed.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -28,6 +30,10 @@ describe('fatal problems name file, field and line', () => {
     ['list item of the wrong shape', `${HEAD}${STANDALONE}registerWithTaints:\n  - key: a\n    effect: Sometimes\n`, /line 10: field registerWithTaints\.0\.effect:/],
     ['not a mapping', `- 1\n- 2\n`, /expected a mapping/],
     ['empty file', `\n`, /config file ".*" is empty/],
+    ['two YAML documents', `${HEAD}${STANDALONE}maxPods: 5\n---\n${HEAD}maxPods: 6\n`, /config file ".*" holds 2 YAML documents \(the second starts at line 10\)/],
+    ['an alias bomb', `${HEAD}${STANDALONE}x-a: &a [1, 2]\nx-b: [${Array(120).fill('*a').join(', ')}]\n`, /config file ".*": Excessive alias count/],
+    ['a timestamp on a taint', `${HEAD}${STANDALONE}registerWithTaints:\n  - key: a\n    effect: NoSchedule\n    timeAdded: 2024-01-01T00:00:00Z\n`, /line 11: field registerWithTaints\.0\.timeAdded: timeAdded must not be set/],
+    ['a fractional flush frequency in nanoseconds', `${HEAD}${STANDALONE}logging:\n  flushFrequency: 1.5\n`, /field logging\.flushFrequency:/],
   ])('%s', async (_name, text, want) => {
     const { path, run } = await withConfig(`bad-${_name.replaceAll(' ', '-')}.yaml`, text);
     expect(run.code).toBe(1);
@@ -54,6 +60,15 @@ describe('warnings, not errors', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`Warning: config file "${path}" line 8: unknown field "maxPod" (ignored)`);
     expect(run.stderr).toContain(`line 9: unknown field "authentication2"`);
+  });
+  it('an unknown key inside a list item is a warning naming its path', async () => {
+    const text = `${HEAD}${STANDALONE}registerWithTaints:\n  - key: a\n    effect: NoSchedule\n    colour: red\nreservedMemory:\n  - numaNode: 0\n    limits: {memory: 1Gi}\n    extra: 1\nshutdownGracePeriodByPodPriority:\n  - priority: 1\n    shutdownGracePeriodSeconds: 10\n    note: x\nlogging:\n  vmodule:\n    - filePattern: sync\n      verbosity: 2\n      level: 3\n`;
+    const { path, run } = await withConfig('item-unknown.yaml', text);
+    expect(run.stderr).toContain(`Warning: config file "${path}" line 11: unknown field "registerWithTaints.0.colour" (ignored)`);
+    expect(run.stderr).toContain('line 15: unknown field "reservedMemory.0.extra" (ignored)');
+    expect(run.stderr).toContain('line 19: unknown field "shutdownGracePeriodByPodPriority.0.note" (ignored)');
+    expect(run.stderr).toContain('line 24: unknown field "logging.vmodule.0.level" (ignored)');
+    expect(readPrinted(run.stdout).get('registerWithTaints')?.value).toEqual([{ key: 'a', effect: 'NoSchedule' }]);
   });
   it('a nested unknown field is named by its path', async () => {
     const { run } = await withConfig('nested-unknown.yaml', `${HEAD}authentication:\n  webhook:\n    enabled: false\n    cacheTtl: 1m\nauthorization:\n  mode: AlwaysAllow\n`);
@@ -84,6 +99,79 @@ describe('file semantics', () => {
   it('nodeStatusReportFrequency follows nodeStatusUpdateFrequency when only that is set', async () => {
     const { run } = await withConfig('nsu.yaml', `${HEAD}${STANDALONE}nodeStatusUpdateFrequency: 20s\n`);
     expect(run.stdout).toMatch(/^nodeStatusReportFrequency: 20s # --config/m);
+  });
+  it('a zero nodeStatusReportFrequency counts as unset, a zero update frequency does not lend it 0', async () => {
+    const zeroReport = await withConfig('nsr0.yaml', `${HEAD}${STANDALONE}nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 0s\n`);
+    expect(zeroReport.run.stdout).toMatch(/^nodeStatusReportFrequency: 20s # --config/m);
+    const zeroUpdate = await withConfig('nsu0.yaml', `${HEAD}${STANDALONE}nodeStatusUpdateFrequency: 0s\n`);
+    expect(zeroUpdate.run.code).toBe(0);
+    expect(zeroUpdate.run.stdout).toMatch(/^nodeStatusUpdateFrequency: 10s # default$/m);
+    expect(zeroUpdate.run.stdout).toMatch(/^nodeStatusReportFrequency: 5m0s # default$/m);
+  });
+  it('an empty enum value counts as unset (v1beta1 defaults it)', async () => {
+    const enums = 'cgroupDriver: ""\nhairpinMode: ""\nmemoryManagerPolicy: ""\ncpuManagerPolicy: ""\ntopologyManagerPolicy: ""\ntopologyManagerScope: ""\nconfigMapAndSecretChangeDetectionStrategy: ""\nlogging:\n  format: ""\n';
+    const { run } = await withConfig('empty-enums.yaml', `${HEAD}authentication:\n  webhook:\n    enabled: false\nauthorization:\n  mode: ""\n${enums}`, ['--platformconfig=/etc/platform/agent.conf']);
+    expect(run.stderr).not.toContain('Error');
+    expect(run.code).toBe(0);
+    const printed = readPrinted(run.stdout);
+    const want: Record<string, string> = { cgroupDriver: 'cgroupfs', hairpinMode: 'promiscuous-bridge', memoryManagerPolicy: 'None', cpuManagerPolicy: 'none', topologyManagerPolicy: 'none', topologyManagerScope: 'container', configMapAndSecretChangeDetectionStrategy: 'Watch', 'logging.format': 'text', 'authorization.mode': 'Webhook' };
+    for (const [field, value] of Object.entries(want)) expect.soft(printed.get(field), field).toEqual({ value, source: 'default' });
+  });
+  it('maxParallelImagePulls of 2 or more without serializeImagePulls turns serial pulls off', async () => {
+    const { path, run } = await withConfig('parallel.yaml', `${HEAD}${STANDALONE}maxParallelImagePulls: 4\n`);
+    expect(run.code).toBe(0);
+    expect(readPrinted(run.stdout).get('serializeImagePulls')).toEqual({ value: false, source: `--config ${path}` });
+    expect(readPrinted(run.stdout).get('maxParallelImagePulls')).toEqual({ value: 4, source: `--config ${path}` });
+    const unset = await withConfig('parallel-unset.yaml', `${HEAD}${STANDALONE}maxPods: 9\n`);
+    expect(readPrinted(unset.run.stdout).get('maxParallelImagePulls')).toEqual({ value: null, source: 'default' });
+    expect(readPrinted(unset.run.stdout).get('serializeImagePulls')).toEqual({ value: true, source: 'default' });
+  });
+  it('a negative podPidsLimit in a file is read as -1 (v1beta1), a flag keeps it', async () => {
+    const { path, run } = await withConfig('pids.yaml', `${HEAD}${STANDALONE}podPidsLimit: -5\n`);
+    expect(readPrinted(run.stdout).get('podPidsLimit')).toEqual({ value: -1, source: `--config ${path}` });
+    const flag = await withConfig('pids-flag.yaml', `${HEAD}${STANDALONE}podPidsLimit: 100\n`, ['--pod-max-pids=-5']);
+    expect(readPrinted(flag.run.stdout).get('podPidsLimit')).toEqual({ value: -5, source: 'flag --pod-max-pids' });
+  });
+  it('logging.flushFrequency may be integer nanoseconds and infoBufferSize a number', async () => {
+    const { run } = await withConfig('logging.yaml', `${HEAD}${STANDALONE}featureGates:\n  LoggingAlphaOptions: true\nlogging:\n  flushFrequency: 2000000000\n  options:\n    json:\n      infoBufferSize: 1024\n`);
+    expect(run.stderr).not.toContain('Error');
+    expect(readPrinted(run.stdout).get('logging.flushFrequency')?.value).toBe('2s');
+    expect(readPrinted(run.stdout).get('logging.options.json.infoBufferSize')?.value).toBe('1024');
+  });
+  it('a trailing --- (an empty second document) is fine', async () => {
+    const { run } = await withConfig('trailing.yaml', `---\n${HEAD}${STANDALONE}maxPods: 5\n---\n`);
+    expect(run.stderr).not.toContain('Error');
+    expect(run.stdout).toMatch(/^maxPods: 5 # --config/m);
+  });
+  it('is YAML 1.1, as sigs.k8s.io/yaml reads it: yes/no/on/off, 0x and 0-octal numbers, << merge keys', async () => {
+    const text = `${HEAD}${STANDALONE}failSwapOn: no\nregisterNode: off\nrunOnce: yes\nenableServer: off\nmaxPods: 0x20\npodsPerCore: 010\neventBurst: 1_000\nx-eviction: &ev\n  memory.available: 1Gi\n  nodefs.available: 5%\nevictionHard:\n  <<: *ev\n  imagefs.available: 20%\nclusterDomain: 2001-12-14\n`;
+    const { run } = await withConfig('yaml11.yaml', text);
+    expect(run.stderr).not.toContain('Error');
+    expect(run.code).toBe(0);
+    const v = (f: string) => readPrinted(run.stdout).get(f)?.value;
+    expect([v('failSwapOn'), v('registerNode'), v('runOnce'), v('enableServer')]).toEqual([false, false, true, false]);
+    expect([v('maxPods'), v('podsPerCore'), v('eventBurst')]).toEqual([32, 8, 1000]);
+    expect(v('evictionHard')).toEqual({ 'memory.available': '1Gi', 'nodefs.available': '5%', 'imagefs.available': '20%' });
+    // go-yaml hands a timestamp to the JSON conversion as text.
+    expect(v('clusterDomain')).toBe('2001-12-14');
+  });
+  it('a drop-in reads zero values as unset too, and its update frequency carries the report frequency', async () => {
+    const cfg = tmp.write('dz/config.yaml', `${HEAD}${STANDALONE}maxPods: 50\ncgroupDriver: systemd\npodPidsLimit: 100\n`);
+    const drop = tmp.write('dz/conf.d/10.conf', `${HEAD}maxPods: 0\ncgroupDriver: ""\nsyncFrequency: 0s\nnodeStatusUpdateFrequency: 30s\npodPidsLimit: -3\n`);
+    const run = await runAgentProcess(['--print-config', '--config', cfg, '--config-dir', `${tmp.dir}/dz/conf.d`], { env: DROPIN_ENV });
+    expect(run.code).toBe(0);
+    const printed = readPrinted(run.stdout);
+    expect(printed.get('maxPods')).toEqual({ value: 50, source: `--config ${cfg}` });
+    expect(printed.get('cgroupDriver')).toEqual({ value: 'systemd', source: `--config ${cfg}` });
+    expect(printed.get('syncFrequency')).toEqual({ value: '1m0s', source: 'default' });
+    expect(printed.get('podPidsLimit')).toEqual({ value: -1, source: `drop-in ${drop}` });
+    expect(printed.get('nodeStatusReportFrequency')).toEqual({ value: '30s', source: `drop-in ${drop}` });
+  });
+  it('an explicit nodeStatusReportFrequency is not overridden by a later update frequency', async () => {
+    const cfg = tmp.write('dr/config.yaml', `${HEAD}${STANDALONE}nodeStatusReportFrequency: 2m\n`);
+    tmp.write('dr/conf.d/10.conf', `${HEAD}nodeStatusUpdateFrequency: 30s\n`);
+    const run = await runAgentProcess(['--print-config', '--config', cfg, '--config-dir', `${tmp.dir}/dr/conf.d`], { env: DROPIN_ENV });
+    expect(readPrinted(run.stdout).get('nodeStatusReportFrequency')).toEqual({ value: '2m0s', source: `--config ${cfg}` });
   });
   it('evictionHard in a file replaces the whole default map', async () => {
     const { run } = await withConfig('ev.yaml', `${HEAD}${STANDALONE}evictionHard:\n  memory.available: 1Gi\n`);
@@ -123,6 +211,39 @@ describe('drop-in directory', () => {
     const run = await runAgentProcess(['--print-config', '--config-dir', '/nonexistent/conf.d'], { env: DROPIN_ENV });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('failed to read drop-in directory "/nonexistent/conf.d": ENOENT');
+  });
+  it('the directory is walked recursively, each directory in lexical order (filepath.WalkDir)', async () => {
+    // Root entries sorted: "10.conf", "20" (a directory, walked in place), "30.conf".
+    const d = `${tmp.dir}/walk`;
+    tmp.write('walk/10.conf', `${HEAD}maxPods: 10\neventBurst: 10\n`);
+    tmp.write('walk/20/05.conf', `${HEAD}maxPods: 20\npodsPerCore: 20\n`);
+    tmp.write('walk/20/deeper/01.conf', `${HEAD}podsPerCore: 21\n`);
+    tmp.write('walk/30.conf', `${HEAD}eventBurst: 30\n`);
+    tmp.write('walk/40/notes.txt', 'not a drop-in');
+    mkdirSync(`${d}/50.conf`); // a directory named *.conf is walked, not read
+    const run = await runAgentProcess(['--print-config', '--config-dir', d], { env: DROPIN_ENV });
+    expect(run.stderr).not.toContain('Error');
+    const printed = readPrinted(run.stdout);
+    expect(printed.get('maxPods')).toEqual({ value: 20, source: `drop-in ${d}/20/05.conf` });
+    expect(printed.get('podsPerCore')).toEqual({ value: 21, source: `drop-in ${d}/20/deeper/01.conf` });
+    expect(printed.get('eventBurst')).toEqual({ value: 30, source: `drop-in ${d}/30.conf` });
+  });
+  it('a dangling symbolic link is an error naming it, not a crash', async () => {
+    const dir = `${tmp.dir}/dangling`;
+    tmp.write('dangling/10.conf', `${HEAD}maxPods: 10\n`);
+    symlinkSync(`${dir}/gone.yaml`, `${dir}/20-link.conf`);
+    const run = await runAgentProcess(['--print-config', '--config-dir', dir], { env: DROPIN_ENV });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('fatal');
+    expect(run.stderr).toContain(`failed to read drop-in config file "${dir}/20-link.conf": ENOENT`);
+  });
+  it('a symbolic link to a file counts as that file', async () => {
+    const target = tmp.write('linked/real.yaml', `${HEAD}maxPods: 12\n`);
+    mkdirSync(`${tmp.dir}/linked/conf.d`);
+    symlinkSync(target, `${tmp.dir}/linked/conf.d/10.conf`);
+    const run = await runAgentProcess(['--print-config', '--config-dir', `${tmp.dir}/linked/conf.d`], { env: DROPIN_ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^maxPods: 12 # drop-in /m);
   });
   it('a drop-in map merges key by key and null deletes a key', async () => {
     const cfg = tmp.write('d3/config.yaml', `${HEAD}${STANDALONE}evictionHard:\n  memory.available: 1Gi\n  nodefs.available: 10%\n`);

@@ -1,5 +1,6 @@
 // --help, --version, the pflag command-line conventions, and the
 // --print-config round trip, through the built agent.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,17 @@ describe('flag syntax as node operators type it', () => {
     [['--eviction-hard=memory.available<1Gi'], 'evictionHard', { 'memory.available': '1Gi' }],
     [['--feature-gates=NodeSwap=true', '--feature-gates=PodHostIPs=true'], 'featureGates', { NodeSwap: true, PodHostIPs: true }],
     [['--vmodule=a=1', '--vmodule=b=2'], 'logging.vmodule', [{ filePattern: 'a', verbosity: 1 }, { filePattern: 'b', verbosity: 2 }]],
+    // Integers as pflag reads them: strconv.ParseInt(s, 0, bits).
+    [['--max-pods=0x10'], 'maxPods', 16],
+    [['--max-pods=010'], 'maxPods', 8],
+    [['--max-pods=0o17'], 'maxPods', 15],
+    [['--max-pods=0b101'], 'maxPods', 5],
+    [['--max-pods=1_000'], 'maxPods', 1000],
+    [['--max-pods=+7'], 'maxPods', 7],
+    [['--oom-score-adj=-0x10'], 'oomScoreAdj', -16],
+    [['--max-open-files=0x_FF'], 'maxOpenFiles', 255],
+    // Header names that are also Object.prototype members stay plain keys.
+    [['--manifest-url-header=constructor:x,toString:y,hasOwnProperty:z'], 'staticPodURLHeader', { constructor: ['x'], toString: ['y'], hasOwnProperty: ['z'] }],
   ])('%j', async (args, field, value) => {
     expect((await printed(args)).get(field)?.value).toEqual(value);
   });
@@ -136,6 +148,15 @@ describe('flag syntax as node operators type it', () => {
     [['run'], 'unexpected argument "run": the agent takes only flags'],
     [['--fail-swap-on', 'false'], 'unexpected argument "false"'],
     [['-v=high'], 'invalid argument "high" for "--v" flag'],
+    [['-v'], 'flag needs an argument: -v'],
+    [['--max-pods=3', '--v'], 'flag needs an argument: --v'],
+    [['--max-pods= 5'], 'invalid argument " 5" for "--max-pods" flag'],
+    [['--max-pods=5 '], 'invalid argument "5 " for "--max-pods" flag'],
+    [['--max-pods=08'], 'invalid argument "08" for "--max-pods" flag'],
+    [['--max-pods=1__0'], 'invalid argument "1__0" for "--max-pods" flag'],
+    [['--max-pods=_1'], 'invalid argument "_1" for "--max-pods" flag'],
+    [['--max-pods=0x'], 'invalid argument "0x" for "--max-pods" flag'],
+    [['--max-pods=0x80000000'], 'invalid argument "0x80000000" for "--max-pods" flag'],
   ])('%j is rejected', async (args, message) => {
     const run = await runAgentProcess(args);
     expect(run.code).toBe(1);
@@ -144,19 +165,55 @@ describe('flag syntax as node operators type it', () => {
   });
 });
 
+describe('header names that shadow Object.prototype', () => {
+  it('--manifest-url-header=__proto__:x is a header, not a crash', async () => {
+    const run = await runAgentProcess(['--print-config', '--manifest-url-header=__proto__:x,a:1', '--manifest-url-header=__proto__:y']);
+    expect(run.stderr).not.toContain('fatal');
+    expect(run.code).toBe(0);
+    const header = readPrinted(run.stdout).get('staticPodURLHeader')!.value as Record<string, unknown>;
+    expect(Object.keys(header)).toEqual(['__proto__', 'a']);
+    expect(JSON.stringify(header)).toBe('{"__proto__":["x","y"],"a":["1"]}');
+  });
+});
+
+describe('a checkout that was never built', () => {
+  it('bin/agent.js says to build instead of printing a stack', async () => {
+    // bin/ copied without dist/: the loader looks for ../dist/bundle/agent.cjs next to it.
+    const root = tmp.write('unbuilt/package.json', '{"type":"module"}').replace(/\/package\.json$/, '');
+    for (const f of ['agent.js', 'bundle-loader.js']) tmp.write(`unbuilt/bin/${f}`, readFileSync(join(REPO, 'bin', f), 'utf8'));
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
+      execFile(process.execPath, [join(root, 'bin/agent.js'), '--version'], (err, stdout, stderr) => res({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+    });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'agent: not built: run `npm run build`\n' });
+  });
+});
+
 describe('--print-config round trip', () => {
   it('its output fed back as --config yields the same effective configuration', async () => {
-    const cfg = tmp.write('rt/config.yaml', 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfiguration\nauthentication:\n  webhook:\n    enabled: false\nauthorization:\n  mode: AlwaysAllow\nmaxPods: 80\nevictionSoft:\n  memory.available: 500Mi\nevictionSoftGracePeriod:\n  memory.available: 1m30s\n');
+    const cfg = tmp.write('rt/config.yaml', 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfiguration\nauthentication:\n  webhook:\n    enabled: false\nauthorization:\n  mode: AlwaysAllow\nmaxPods: 80\nevictionSoft:\n  memory.available: 500Mi\nevictionSoftGracePeriod:\n  memory.available: 1m30s\nclusterDomain: "on"\n');
     tmp.write('rt/conf.d/10.conf', 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfiguration\nregisterWithTaints:\n  - key: a\n    value: b\n    effect: NoSchedule\nstaticPodURLHeader:\n  X-A: [one, two]\n');
-    const args = ['--config', cfg, '--config-dir', `${tmp.dir}/rt/conf.d`, '--node-labels=team=a', '--sync-frequency=90s', '--feature-gates=NodeSwap=true', '--reserved-memory=0:memory=1Gi', '--vmodule=sync=3'];
+    const args = ['--config', cfg, '--config-dir', `${tmp.dir}/rt/conf.d`, '--node-labels=team=a', '--sync-frequency=90s', '--feature-gates=NodeSwap=true', '--reserved-memory=0:memory=1Gi', '--vmodule=sync=3', '--registry-burst=0', '--image-credential-provider-config=/etc/cred dir/x.yaml'];
     const first = await runAgentProcess(['--print-config', ...args], { env: { AGENT_CONFIG_DROPIN_DIR_ALPHA: '1' } });
     expect(first.code).toBe(0);
     const out = tmp.write('rt/printed.yaml', first.stdout);
     const second = await runAgentProcess(['--print-config', '--config', out]);
     expect(second.code).toBe(0);
     const values = (text: string) => new Map([...readPrinted(text)].map(([k, v]) => [k, v.value]));
-    expect(values(second.stdout)).toEqual(values(first.stdout));
+    const [a, b] = [values(first.stdout), values(second.stdout)];
+    // --registry-burst=0 cannot round-trip: in a file 0 means "default" (10). The output says so.
+    expect([a.get('registryBurst'), b.get('registryBurst')]).toEqual([0, 10]);
+    a.delete('registryBurst');
+    b.delete('registryBurst');
+    expect(b).toEqual(a);
+    expect(a.get('clusterDomain')).toBe('on');
+    expect(first.stdout).toMatch(/^# 0 cannot be expressed in a config file \(it means "default" there\); pass --registry-burst=0\nregistryBurst: 0 # flag --registry-burst$/m);
     expect(readPrinted(first.stdout).get('syncFrequency')).toEqual({ value: '1m30s', source: 'flag --sync-frequency' });
-    expect(first.stdout).toContain('#   --node-labels={"team":"a"}');
+    // The trailing block lists what the file cannot carry, as shell-safe flags.
+    const block = first.stdout.slice(first.stdout.indexOf('# Flags in effect'));
+    expect(block.split('\n').filter((l) => l.startsWith('#   '))).toEqual([
+      '#   --node-labels=team=a',
+      "#   --image-credential-provider-config='/etc/cred dir/x.yaml'",
+      '#   --registry-burst=0',
+    ]);
   });
 });

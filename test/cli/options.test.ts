@@ -136,7 +136,7 @@ describe('precedence: defaults < --config < drop-ins < flags, field by field', (
       expect.soft(printed.get(leaf.path), leaf.path).toEqual(want);
     }
   });
-  it('later drop-ins win, in lexical order of the file name, and only *.conf files count', async () => {
+  it('later drop-ins win, in lexical order of the file name, and only *.conf files count (subdirectories: config-files.test)', async () => {
     const d = tempDir();
     try {
       d.write('20-b.conf', stringify({ ...HEADER, maxPods: 20, podsPerCore: 2 }));

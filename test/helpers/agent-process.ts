@@ -27,7 +27,7 @@ export function runAgentProcess(args: readonly string[], opts: RunOptions = {}):
     execFile(
       process.execPath,
       [AGENT_BIN, ...args],
-      { cwd: opts.cwd ?? REPO, env: { PATH: process.env['PATH'], ...opts.env }, timeout: opts.timeoutMs ?? 15_000, maxBuffer: 16 << 20 },
+      { cwd: opts.cwd ?? REPO, env: { PATH: process.env['PATH'], ...opts.env }, timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals }) | null;
         res({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });

@@ -28,6 +28,24 @@ describe('parseFlags', () => {
     const p = parseFlags(['--eviction-hard=memory.available<1Gi', '--eviction-hard=nodefs.available<5%']);
     expect(p.configFlags[0]!.value).toEqual({ 'memory.available': '1Gi', 'nodefs.available': '5%' });
   });
+  it.each([
+    [['-v'], '-v'],
+    [['--v'], '--v'],
+    [['--max-pods'], '--max-pods'],
+    [['-v=2', '-v'], '-v'],
+  ])('%j: flag needs an argument, naming the spelling typed', (argv, flag) => {
+    expect(() => parseFlags(argv)).toThrow(`flag needs an argument: ${flag}`);
+    try {
+      parseFlags(argv);
+    } catch (e) {
+      expect(e).toMatchObject({ flag });
+    }
+  });
+  it('integers follow strconv.ParseInt(s, 0, 32); -v stays decimal as in klog', () => {
+    expect(parseFlags(['--max-pods=0x10']).configFlags[0]!.value).toBe(16);
+    expect(() => parseFlags(['--max-pods= 16'])).toThrow('invalid argument " 16" for "--max-pods" flag');
+    expect(() => parseFlags(['-v=0x10'])).toThrow('invalid argument "0x10" for "--v" flag');
+  });
   it('errors are FlagErrors naming the flag and field', () => {
     try {
       parseFlags(['--max-pods=x']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiServerRateLimit, effectiveMaxPods, eventRateLimit, registryRateLimit } from '../../../src/config/effective.js';
+import { apiServerRateLimit, effectiveMaxPods, eventRateLimit, maxParallelImagePulls, registryRateLimit } from '../../../src/config/effective.js';
 
 describe('effectiveMaxPods', () => {
   it.each([
@@ -25,4 +25,15 @@ describe('rate limits: 0 means the default', () => {
     [{ registryPullQPS: 0, registryBurst: 10 }, undefined],
     [{ registryPullQPS: 5, registryBurst: 10 }, { qps: 5, burst: 10 }],
   ])('registry %j (0 is unlimited)', (cfg, want) => expect(registryRateLimit(cfg)).toEqual(want));
+});
+
+describe('maxParallelImagePulls', () => {
+  it.each([
+    [{ serializeImagePulls: true, maxParallelImagePulls: 0 }, 1],
+    [{ serializeImagePulls: true, maxParallelImagePulls: 1 }, 1],
+    [{ serializeImagePulls: false, maxParallelImagePulls: 0 }, undefined],
+    [{ serializeImagePulls: false, maxParallelImagePulls: 5 }, 5],
+  ])('%j → %s', (cfg, want) => {
+    expect(maxParallelImagePulls(cfg)).toBe(want);
+  });
 });

@@ -10,7 +10,40 @@ describe('KNOWN_GATES', () => {
     expect(count('ALPHA', true)).toBe(1);
     expect(count('BETA', true)).toBe(50);
     expect(count('BETA', false)).toBe(7);
-    expect(KNOWN_GATES.size).toBe(116);
+    // GA and deprecated gates 1.28 still registers: 25 locked on, 2 GA switchable, 4 deprecated.
+    expect(count('GA', true)).toBe(27);
+    expect(count('DEPRECATED', false)).toBe(4);
+    expect(KNOWN_GATES.size).toBe(116 + 31);
+  });
+
+  it.each<[string, GateSpec]>([
+    ['SeccompDefault', { name: 'SeccompDefault', stage: 'GA', default: true, lockToDefault: true }],
+    ['ExpandedDNSConfig', { name: 'ExpandedDNSConfig', stage: 'GA', default: true, lockToDefault: true }],
+    ['AgentPodResources', { name: 'AgentPodResources', stage: 'GA', default: true, lockToDefault: true }],
+    ['TopologyManager', { name: 'TopologyManager', stage: 'GA', default: true, lockToDefault: true }],
+    ['ExecProbeTimeout', { name: 'ExecProbeTimeout', stage: 'GA', default: true }],
+    ['CSIMigrationRBD', { name: 'CSIMigrationRBD', stage: 'DEPRECATED', default: false }],
+    ['InTreePluginRBDUnregister', { name: 'InTreePluginRBDUnregister', stage: 'DEPRECATED', default: false }],
+    ['ExperimentalHostUserNamespaceDefaultingGate', { name: 'ExperimentalHostUserNamespaceDefaultingGate', stage: 'DEPRECATED', default: false, lockToDefault: true }],
+  ])('knows the GA/deprecated gate %s', (name, spec) => {
+    expect(KNOWN_GATES.get(name)).toEqual(spec);
+  });
+
+  it('accepts GA gates operators still carry, with a warning, and refuses the opposite of a locked one', () => {
+    const ok = resolveFeatureGates({ SeccompDefault: true, CSIMigrationRBD: true, ExecProbeTimeout: false });
+    expect(ok.problems).toEqual([]);
+    expect(ok.warnings).toEqual([
+      'Setting GA feature gate SeccompDefault=true. It will be removed in a future release.',
+      'Setting deprecated feature gate CSIMigrationRBD=true. It will be removed in a future release.',
+      'Setting GA feature gate ExecProbeTimeout=false. It will be removed in a future release.',
+    ]);
+    expect(ok.gates.ExecProbeTimeout).toBe(false);
+    expect(resolveFeatureGates({ ExpandedDNSConfig: false }).problems).toEqual(['cannot set feature gate ExpandedDNSConfig to false, feature is locked to true']);
+  });
+
+  it('AllAlpha and AllBeta leave GA and deprecated gates alone', () => {
+    const r = resolveFeatureGates({ AllAlpha: true, AllBeta: false });
+    expect([r.gates.SeccompDefault, r.gates.CSIMigrationRBD]).toEqual([true, false]);
   });
 
   it.each<[string, GateSpec['stage'], boolean]>([
@@ -34,7 +67,7 @@ describe('KNOWN_GATES', () => {
     expect(KNOWN_GATES.get(name)).toEqual({ name, stage, default: dflt });
   });
 
-  it.each([['KubeletTracing'], ['InTreePluginRBDUnregister'], ['InTreePlugin<Vendor>Unregister'], ['CSIMigration<Vendor>']])('does not know %s', (name) => {
+  it.each([['KubeletTracing'], ['KubeletPodResources'], ['InTreePlugin<Vendor>Unregister'], ['CSIMigration<Vendor>']])('does not know %s', (name) => {
     expect(KNOWN_GATES.has(name)).toBe(false);
   });
 });
@@ -97,7 +130,8 @@ describe('resolveFeatureGates', () => {
 describe('gateHelpLines', () => {
   it('prints one sorted line per alpha and beta gate', () => {
     const lines = gateHelpLines();
-    expect(lines).toHaveLength(KNOWN_GATES.size);
+    expect(lines).toHaveLength([...KNOWN_GATES.values()].filter((g) => g.stage === 'ALPHA' || g.stage === 'BETA').length);
+    expect(lines.some((l) => l.startsWith('SeccompDefault='))).toBe(false);
     expect(lines.slice(0, 3)).toEqual([
       'APIListChunking=true|false (BETA - default=true)',
       'APIPriorityAndFairness=true|false (BETA - default=true)',

@@ -39,6 +39,27 @@ describe('resolveConfig', () => {
     const r = await resolve(['--config', cfg, '--feature-gates=PodHostIPs=false,QOSReserved=true']);
     expect(r.config.featureGates).toEqual({ NodeSwap: true, PodHostIPs: false, QOSReserved: true });
   });
+  it('v1beta1 defaulting per layer: zeroes are unset, a negative podPidsLimit is -1, derived defaults follow their source', async () => {
+    const cfg = tmp.write('dflt/c.yaml', stringify({ ...HEAD, maxPods: 40, maxParallelImagePulls: 3, nodeStatusUpdateFrequency: '20s', podPidsLimit: 100 }));
+    tmp.write('dflt/d/10.conf', stringify({ ...HEAD, maxPods: 0, maxParallelImagePulls: 1, nodeStatusUpdateFrequency: '40s', podPidsLimit: -7, registryBurst: 0 }));
+    const r = await resolve(['--config', cfg, '--config-dir', `${tmp.dir}/dflt/d`], { AGENT_CONFIG_DROPIN_DIR_ALPHA: '1' });
+    const drop = { kind: 'dropin', file: `${tmp.dir}/dflt/d/10.conf` };
+    expect([r.config.maxPods, r.config.podPidsLimit, r.config.registryBurst]).toEqual([40, -1, 10]);
+    expect(r.provenance.get('podPidsLimit')).toEqual(drop);
+    expect(r.provenance.get('maxPods')).toEqual({ kind: 'file', file: cfg });
+    // The file's parallel limit turned serial pulls off; the drop-in's limit of 1 turns them back on.
+    expect([r.config.maxParallelImagePulls, r.config.serializeImagePulls]).toEqual([1, true]);
+    expect(r.provenance.get('serializeImagePulls')).toEqual(drop);
+    expect(r.config.nodeStatusReportFrequency).toBe(40_000);
+    expect(r.provenance.get('nodeStatusReportFrequency')).toEqual(drop);
+  });
+  it('an explicit serializeImagePulls is kept when a later drop-in sets a parallel limit', async () => {
+    const cfg = tmp.write('ser/c.yaml', stringify({ ...HEAD, serializeImagePulls: true }));
+    tmp.write('ser/d/10.conf', stringify({ ...HEAD, maxParallelImagePulls: 5 }));
+    const r = await resolve(['--config', cfg, '--config-dir', `${tmp.dir}/ser/d`], { AGENT_CONFIG_DROPIN_DIR_ALPHA: '1' });
+    expect([r.config.maxParallelImagePulls, r.config.serializeImagePulls]).toEqual([5, true]);
+    expect(r.provenance.get('serializeImagePulls')).toEqual({ kind: 'file', file: cfg });
+  });
   it('collects the problems of every file before failing', async () => {
     const bad1 = tmp.write('bad/c.yaml', stringify({ ...HEAD, maxPods: 'x' }));
     tmp.write('bad/d/10.conf', stringify({ ...HEAD, port: 'y' }));
