@@ -157,6 +157,8 @@ export interface ContainerSettings extends ResourceSettings {
   seccompDefault: boolean;
   /** Host directory of an emptyDir volume. */
   emptyDirPath(pod: Pod, volume: string): string;
+  /** The pod's own directory under --root-dir (volumes), removed with the pod. */
+  podDataDir?(uid: string): string;
 }
 
 function mounts(pod: Pod, c: Container, s: ContainerSettings): Mount[] {

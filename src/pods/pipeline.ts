@@ -123,6 +123,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
         memoryCapacity: totalmem(),
         seccompDefault: cfg.seccompDefault,
         emptyDirPath: (pod, volume) => `${flags.rootDirectory}/pods/${pod.metadata.uid}/volumes/platform.io~empty-dir/${volume}`,
+        podDataDir: (uid) => `${flags.rootDirectory}/pods/${uid}`,
       },
     },
   });

@@ -2,7 +2,7 @@
 // KillPod). The decision is computePodActions'; this file is the only part of
 // the pod lifecycle that calls the runtime. Each step's failure becomes the
 // waiting reason the kubelet would report, and the pod is retried later.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { Pod } from '../api/pod-types.js';
 import type { PodSandboxConfig, RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
@@ -53,6 +53,11 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   await killPod(observed, gracePeriodSeconds, deps, signal);
   for (const c of observed.containers) await deps.runtime.removeContainer(c.id, signal);
   for (const s of observed.sandboxes) await deps.runtime.removePodSandbox(s.id, signal);
+  // The pod is gone from every source and from the runtime: its logs and volume data go too.
+  if (observed.namespace !== '' && observed.name !== '') {
+    await rm(`${deps.sandbox.podLogsDir}/${observed.namespace}_${observed.name}_${observed.uid}`, { recursive: true, force: true });
+  }
+  if (deps.container.podDataDir) await rm(deps.container.podDataDir(observed.uid), { recursive: true, force: true });
 }
 
 function backoffKey(pod: Pod, name: string, hash: string): string {

@@ -1,6 +1,7 @@
 // The pod pipeline (merger → pod manager → sync → PLEG → status) against the
 // stateful in-memory runtime. Back-offs are shortened; everything else is
 // the production code path.
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodePod } from '../../../src/api/pod-decode.js';
 import type { Pod } from '../../../src/api/pod-types.js';
@@ -75,7 +76,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
   };
   const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
   const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
-  return { runtime, status, log, set, until, phase, calls };
+  return { runtime, status, log, set, until, phase, calls, logsDir: t.dir };
 }
 
 describe('pod pipeline on the in-memory runtime', () => {
@@ -103,8 +104,11 @@ describe('pod pipeline on the in-memory runtime', () => {
     expect(h.status.get(v1.metadata.uid)!.status.containerStatuses.find((s) => s.name === 'b')!.restartCount).toBe(1);
     expect(h.calls('runPodSandbox')).toBe(1);
 
+    const logDir = `${h.logsDir}/default_${v1.metadata.name}_${v1.metadata.uid}`;
+    expect(existsSync(logDir)).toBe(true);
     h.set([]);
     await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
+    await h.until(() => !existsSync(logDir), 'log directory removed');
     expect(h.status.get(v1.metadata.uid)).toBeUndefined();
   });
 
