@@ -21,6 +21,10 @@ import { createUrlSource } from '../sources/http.js';
 import { StatusStore } from '../status/store.js';
 import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { PodManager } from './manager.js';
+import { Semaphore } from '../util/rate-limit.js';
+
+/** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
+export const POD_START_CONCURRENCY = 5;
 import { parseResolvConf } from './sandbox-config.js';
 import type { Pod } from '../api/pod-types.js';
 
@@ -113,6 +117,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
       runtime,
       images,
       crashBackoff: new KeyedBackoff(CONTAINER_BACKOFF),
+      startSlots: new Semaphore(POD_START_CONCURRENCY),
       nodeName: node,
       hostIP: ip,
       log: log.child({ component: 'pods' }),

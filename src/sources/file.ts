@@ -127,6 +127,9 @@ export function createFileSource(opts: FileSourceOptions): Component {
     const watcher = watch(path, {
       depth: 0,
       ignoreInitial: true,
+      // chokidar's atomic-write handling holds every deletion back ~100 ms; the full
+      // rescan each event triggers already copes with editors' rename-into-place writes.
+      atomic: false,
       ignored: (p: string) => p !== path && basename(p).startsWith('.'),
     });
     watcher.on('all', kick);

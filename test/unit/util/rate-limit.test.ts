@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { Mutex, Semaphore, TokenBucket } from '../../../src/util/rate-limit.js';
+
+describe('Semaphore', () => {
+  it('never lets more than the limit run, and serves waiters in order', async () => {
+    const s = new Semaphore(2);
+    let active = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const gates = Array.from({ length: 5 }, () => {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
+    });
+    const runs = gates.map((g, i) =>
+      s.run(async () => {
+        active++;
+        peak = Math.max(peak, active);
+        order.push(i);
+        await g.promise;
+        active--;
+      }),
+    );
+    await Promise.resolve();
+    expect(order).toEqual([0, 1]);
+    for (const g of gates) g.resolve();
+    await Promise.all(runs);
+    expect(peak).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+  });
+  it('releases on failure', async () => {
+    const s = new Semaphore(1);
+    await expect(s.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(await s.run(async () => 7)).toBe(7);
+  });
+});
+
+describe('Mutex and TokenBucket', () => {
+  it('Mutex runs one at a time', async () => {
+    const m = new Mutex();
+    const seen: string[] = [];
+    await Promise.all(['a', 'b', 'c'].map((x) => m.run(async () => { seen.push(`${x}+`); await Promise.resolve(); seen.push(`${x}-`); })));
+    expect(seen).toEqual(['a+', 'a-', 'b+', 'b-', 'c+', 'c-']);
+  });
+  it('TokenBucket allows a burst, then qps', () => {
+    let now = 0;
+    const b = new TokenBucket(2, 3, () => now);
+    expect([b.tryTake(), b.tryTake(), b.tryTake(), b.tryTake()]).toEqual([true, true, true, false]);
+    now = 500;
+    expect([b.tryTake(), b.tryTake()]).toEqual([true, false]);
+  });
+});
