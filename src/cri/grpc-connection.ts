@@ -14,6 +14,7 @@ import { onAbort } from '../lifecycle/abort.js';
 import type { ParsedEndpoint } from './endpoint.js';
 import { CriError, criErrorFromStatus } from './errors.js';
 import { METHODS, type CriMethod, type CriMethodArgs, type CriResult } from './methods.js';
+import { ListMemo } from './list-memo.js';
 import { CRI_PACKAGE, decodeMessage, encodeMessage, type CriProto } from './proto.js';
 
 type Grpc = typeof GrpcJs;
@@ -44,6 +45,8 @@ interface PreparedMethod {
   name: string;
   serialize(value: object): Buffer;
   deserialize(bytes: Buffer): object;
+  /** deserialize already yields the domain result (list answers, see list-memo.ts). */
+  decoded: boolean;
 }
 
 export class Connection {
@@ -94,7 +97,7 @@ export class Connection {
         }
         this.trace(m.name, started, 'OK');
         try {
-          resolve(codec.decodeResponse(res ?? {}));
+          resolve(m.decoded ? (res as CriResult<M>) : codec.decodeResponse(res ?? {}));
         } catch (decodeErr) {
           reject(decodeErr);
         }
@@ -143,7 +146,14 @@ export class Connection {
         name: `${service}/${rpc}`,
         serialize: (value) => encodeMessage(reqType, value),
         deserialize: (bytes) => decodeMessage(resType, bytes),
+        decoded: false,
       };
+      const list = METHODS[method].listEntries;
+      if (list) {
+        const memo = new ListMemo(this.proto.reader, list.field, this.proto.type(list.item), list.convert);
+        m.deserialize = (bytes) => memo.decode(bytes);
+        m.decoded = true;
+      }
       this.prepared.set(method, m);
     }
     return m;

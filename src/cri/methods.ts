@@ -84,6 +84,12 @@ export interface MethodCodec<M extends CriMethod> {
   decodeRequest(req: object): CriMethodArgs[M];
   encodeResponse(result: CriResult<M>): object;
   decodeResponse(res: object): CriResult<M>;
+  /**
+   * For a list answer: the response's repeated field, its entry message and
+   * the entry's wire -> domain conversion, so the client can decode entry by
+   * entry and reuse unchanged ones (list-memo.ts). decodeResponse gives the same result.
+   */
+  readonly listEntries?: { field: number; item: string; convert: (wire: never) => object };
 }
 
 function codec<M extends CriMethod, Req extends object, Res extends object>(
@@ -95,9 +101,10 @@ function codec<M extends CriMethod, Req extends object, Res extends object>(
     encodeResponse(result: CriResult<M>): Res;
     decodeResponse(res: Res): CriResult<M>;
   },
+  listEntries?: MethodCodec<M>['listEntries'],
 ): MethodCodec<M> {
   // The wire objects come from protobufjs decoding with WIRE_DECODE_OPTIONS, which yields exactly Req / Res.
-  return { service, rpc, ...(c as unknown as Pick<MethodCodec<M>, 'encodeRequest' | 'decodeRequest' | 'encodeResponse' | 'decodeResponse'>) };
+  return { service, rpc, ...(c as unknown as Pick<MethodCodec<M>, 'encodeRequest' | 'decodeRequest' | 'encodeResponse' | 'decodeResponse'>), ...(listEntries ? { listEntries } : {}) };
 }
 
 const imageSpec = (image: string): W.WImageSpec => ({ image, annotations: {} });
@@ -145,7 +152,7 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [decodeSandboxFilter(req.filter)],
     encodeResponse: (items) => ({ items: items.map(encodePodSandbox) }),
     decodeResponse: (res) => res.items.map(decodePodSandbox),
-  }),
+  }, { field: 1, item: 'PodSandbox', convert: decodePodSandbox }),
   createContainer: codec<
     'createContainer',
     { podSandboxId: string; config: W.WContainerConfig | null; sandboxConfig: W.WPodSandboxConfig | null },
@@ -183,7 +190,7 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [decodeContainerFilter(req.filter)],
     encodeResponse: (cs) => ({ containers: cs.map(encodeContainer) }),
     decodeResponse: (res) => res.containers.map(decodeContainer),
-  }),
+  }, { field: 1, item: 'Container', convert: decodeContainer }),
   containerStatus: codec<'containerStatus', { containerId: string; verbose: boolean }, { status: W.WContainerStatus | null }>('RuntimeService', 'ContainerStatus', {
     encodeRequest: ([containerId]) => ({ containerId, verbose: false }),
     decodeRequest: (req) => [req.containerId],

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { IConversionOptions, Root, Service, Type } from 'protobufjs';
+import type { IConversionOptions, Reader, Root, Service, Type } from 'protobufjs';
 import { AgentError } from '../errors.js';
 
 export const PROTO_RELATIVE_PATH = join('proto', 'runtime', 'v1', 'api.proto');
@@ -42,6 +42,8 @@ export interface CriProto {
   readonly file: string;
   readonly runtimeService: Service;
   readonly imageService: Service;
+  /** protobufjs' wire reader, for decoding a message piecewise (list-memo.ts). */
+  readonly reader: { create(buf: Uint8Array): Reader };
   type(name: string): Type;
 }
 
@@ -95,6 +97,7 @@ async function parseCriProto(): Promise<CriProto> {
     file,
     runtimeService: root.lookupService(`${CRI_PACKAGE}.RuntimeService`),
     imageService: root.lookupService(`${CRI_PACKAGE}.ImageService`),
+    reader: protobuf.Reader,
     type,
   };
 }

@@ -15,8 +15,12 @@ export const RELIST_THRESHOLD_MS = 3 * 60_000;
 export interface PlegOptions {
   runtime: RuntimeService;
   log: AgentLogger;
-  /** Called after every relist with the pods whose runtime state changed (all pods, the first time). */
-  onRelist: (changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>) => void;
+  /**
+   * Called after every relist with the pods whose runtime state changed (all
+   * pods, the first time), the runtime state of every pod, and when the relist
+   * began (performance.now()): the snapshot holds every change made before then.
+   */
+  onRelist: (changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>, startedAt: number) => void;
   periodMs?: number;
   now?: () => number;
 }
@@ -38,6 +42,7 @@ export function createPleg(opts: PlegOptions): Pleg {
   let lastError: string | undefined;
 
   async function relist(signal: AbortSignal): Promise<void> {
+    const startedAt = performance.now();
     const snapshot = await observeAll(opts.runtime, cache, signal);
     const next = new Map<string, string>();
     const changed = new Set<string>();
@@ -49,7 +54,7 @@ export function createPleg(opts: PlegOptions): Pleg {
     for (const uid of previous.keys()) if (!next.has(uid)) changed.add(uid);
     previous = next;
     lastOk = now();
-    opts.onRelist(changed, snapshot);
+    opts.onRelist(changed, snapshot, startedAt);
   }
 
   const component = defineComponent('pleg', async (signal, markReady) => {

@@ -16,7 +16,7 @@ import type { PodUpdate } from '../sources/merger.js';
 import { computePodStatus } from '../status/compute.js';
 import type { StatusStore } from '../status/store.js';
 import { observePod } from './observe.js';
-import type { ObservedPod } from './observed.js';
+import { emptyObserved, type ObservedPod } from './observed.js';
 import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
 
 /** The kubelet's retry after a failed pod sync. */
@@ -39,6 +39,8 @@ export interface PodManagerOptions {
 
 interface Worker {
   busy: boolean;
+  /** performance.now() when this pod's last sync finished: a relist begun later has seen all it did. */
+  syncedAt: number;
   again: boolean;
   timer?: NodeJS.Timeout;
   timerAt?: number;
@@ -54,6 +56,8 @@ export class PodManager {
   private readonly waiting = new Map<string, Map<string, { reason: string; message: string }>>();
   private signal: AbortSignal | undefined;
   private orphansChecked = false;
+  /** The latest relist: the runtime state of every managed pod, and when that relist began. */
+  private snapshot: { pods: ReadonlyMap<string, ObservedPod>; startedAt: number } | undefined;
   private readonly now: () => Date;
 
   constructor(private readonly opts: PodManagerOptions) {
@@ -92,7 +96,8 @@ export class PodManager {
   }
 
   /** After each relist: pods whose runtime state changed get a sync; once all sources reported, orphans go. */
-  onRelist(changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>): void {
+  onRelist(changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>, startedAt: number): void {
+    this.snapshot = { pods: snapshot, startedAt };
     for (const uid of changed) this.kick(uid);
     if (!this.orphansChecked && this.opts.allSourcesSeen()) {
       this.orphansChecked = true;
@@ -105,7 +110,7 @@ export class PodManager {
     if (this.signal?.aborted) return;
     let w = this.workers.get(uid);
     if (!w) {
-      w = { busy: false, again: false };
+      w = { busy: false, again: false, syncedAt: -Infinity };
       this.workers.set(uid, w);
     }
     if (delayMs > 0) {
@@ -133,6 +138,7 @@ export class PodManager {
       do {
         w.again = false;
         await this.syncOnce(uid);
+        w.syncedAt = performance.now();
       } while (w.again && !this.signal!.aborted);
     } finally {
       w.busy = false;
@@ -140,17 +146,29 @@ export class PodManager {
     }
   }
 
+  /**
+   * The pod's runtime state, no older than its last sync: from the latest relist
+   * when that began after the sync finished (the kubelet's GetNewerThan), else
+   * read fresh. A sync must not act on a stale view: it could start a second
+   * copy of a container it just started.
+   */
+  private async observe(uid: string, w: Worker | undefined, signal: AbortSignal): Promise<ObservedPod> {
+    const snap = this.snapshot;
+    if (snap && w && snap.startedAt > w.syncedAt) return snap.pods.get(uid) ?? emptyObserved(uid);
+    return observePod(this.opts.runtime, uid, signal);
+  }
+
   private async syncOnce(uid: string): Promise<void> {
     const signal = this.signal!;
     const pod = this.desired.get(uid);
     try {
-      const observed = await observePod(this.opts.runtime, uid, signal);
+      const observed = await this.observe(uid, this.workers.get(uid), signal);
       if (pod) {
         const result = await syncPod(pod, observed, this.opts.sync, signal);
         this.waiting.set(uid, result.waiting);
-        const acted = result.actions.killPod || result.actions.createSandbox || result.actions.containersToStart.length > 0 || result.actions.containersToKill.length > 0;
-        const fresh = acted ? await observePod(this.opts.runtime, uid, signal) : observed;
-        this.publish(pod, fresh, result.waiting);
+        // Published from the state seen before acting, as the kubelet does: the next
+        // relist sees what the sync changed and brings the status up to date.
+        this.publish(pod, observed, result.waiting);
         if (result.error) {
           this.opts.log.error('Error syncing pod, skipping', { pod: podRef(pod), podUID: uid, err: result.error });
           this.kick(uid, POD_ERROR_BACKOFF_MS);

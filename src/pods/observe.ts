@@ -2,14 +2,19 @@
 // pod (a sync must not act on a stale relist: it could start a second copy of
 // a container it just started); observeAll() serves the relist and reuses the
 // status of sandboxes and containers whose state has not changed since.
-import type { ContainerStatus, PodSandboxStatus, RuntimeService } from '../cri/types.js';
+import type { Container as RuntimeContainer, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from '../cri/types.js';
 import { isNotFound } from '../cri/errors.js';
 import { LABEL_MANAGED, LABEL_POD_UID } from './labels.js';
-import { emptyObserved, groupByPod, observeContainer, observeSandbox, type ObservedPod } from './observed.js';
+import { emptyObserved, groupByPod, observeContainer, observeSandbox, type ObservedContainer, type ObservedPod, type ObservedSandbox } from './observed.js';
 
+/**
+ * Per ID: the status read for the entry's last state, and the entry last
+ * observed from it. The CRI client hands back the same (frozen) entry object
+ * while the runtime's answer for it is unchanged, so steady relists rebuild nothing.
+ */
 export interface StatusCache {
-  sandboxes: Map<string, { state: string; status: PodSandboxStatus | undefined }>;
-  containers: Map<string, { state: string; status: ContainerStatus | undefined }>;
+  sandboxes: Map<string, { state: string; status: PodSandboxStatus | undefined; raw?: PodSandbox; observed?: ObservedSandbox }>;
+  containers: Map<string, { state: string; status: ContainerStatus | undefined; raw?: RuntimeContainer; observed?: ObservedContainer }>;
 }
 
 export const newStatusCache = (): StatusCache => ({ sandboxes: new Map(), containers: new Map() });
@@ -29,17 +34,21 @@ async function observe(runtime: RuntimeService, selector: Record<string, string>
   const sbInputs = await Promise.all(
     sandboxes.map(async (raw) => {
       const hit = cache?.sandboxes.get(raw.id);
+      if (hit?.raw === raw && hit.observed) return { raw, observed: hit.observed };
       const status = hit && hit.state === raw.state ? hit.status : await orUndefined(runtime.podSandboxStatus(raw.id, signal));
-      cache?.sandboxes.set(raw.id, { state: raw.state, status });
-      return { raw, observed: observeSandbox(raw, status) };
+      const observed = observeSandbox(raw, status);
+      cache?.sandboxes.set(raw.id, { state: raw.state, status, raw, observed });
+      return { raw, observed };
     }),
   );
   const ctInputs = await Promise.all(
     containers.map(async (raw) => {
       const hit = cache?.containers.get(raw.id);
+      if (hit?.raw === raw && hit.observed) return { raw, observed: hit.observed };
       const status = hit && hit.state === raw.state ? hit.status : await orUndefined(runtime.containerStatus(raw.id, signal));
-      cache?.containers.set(raw.id, { state: raw.state, status });
-      return { raw, observed: observeContainer(raw, status) };
+      const observed = observeContainer(raw, status);
+      cache?.containers.set(raw.id, { state: raw.state, status, raw, observed });
+      return { raw, observed };
     }),
   );
   if (cache) {

@@ -137,7 +137,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     for (const r of rejected) log.error('Pod rejected', { source: r.source, pod: `${r.pod.metadata.namespace}/${r.pod.metadata.name}`, reason: r.reason });
     manager.applyUpdates(updates);
   };
-  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot) => manager.onRelist(changed, snapshot) });
+  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot, startedAt) => manager.onRelist(changed, snapshot, startedAt) });
   inp.liveness.register('pleg', () => pleg.unhealthy() ?? true);
 
   const components: Component[] = [manager.component(), pleg];

@@ -67,7 +67,11 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   if (deps.container.podDataDir) await rm(deps.container.podDataDir(observed.uid), { recursive: true, force: true });
 }
 
-const slot = <T>(deps: SyncDeps, fn: () => Promise<T>): Promise<T> => (deps.startSlots ? deps.startSlots.run(fn) : fn());
+/** Sandbox steps wait behind container steps: pods already begun finish first (as a few pods started one by one would). */
+const SANDBOX_STEP = 0;
+const CREATE_STEP = 1;
+const START_STEP = 2;
+const slot = <T>(deps: SyncDeps, priority: number, fn: () => Promise<T>): Promise<T> => (deps.startSlots ? deps.startSlots.run(fn, priority) : fn());
 
 function backoffKey(pod: Pod, name: string, hash: string): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}/${name}/${hash}`;
@@ -97,9 +101,10 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     let podIP = observed.sandboxes.find((s) => s.id === sandboxId)?.ip ?? '';
     if (actions.createSandbox) {
       await mkdir(sbConfig.logDirectory, { recursive: true });
-      const created = await slot(deps, async () => {
+      const created = await slot(deps, SANDBOX_STEP, async () => {
         const id = await deps.runtime.runPodSandbox(sbConfig, pod.spec.runtimeClassName ?? '', signal);
-        return { id, ip: (await deps.runtime.podSandboxStatus(id, signal)).ip };
+        // A host-network pod has the node's IP; only a pod network's IP needs asking for.
+        return { id, ip: pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(id, signal)).ip };
       });
       sandboxId = created.id;
       podIP = created.ip;
@@ -153,7 +158,7 @@ async function startContainers(
       const config = containerConfig(pod, spec, s.type, s.restartCount, facts, deps.container);
       for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
       await mkdir(`${sbConfig.logDirectory}/${spec.name}`, { recursive: true });
-      id = await slot(deps, () => deps.runtime.createContainer(sandboxId, config, sbConfig, signal));
+      id = await slot(deps, CREATE_STEP, () => deps.runtime.createContainer(sandboxId, config, sbConfig, signal));
     } catch (e) {
       if (signal.aborted) throw e;
       const reason = e instanceof ContainerConfigError ? e.reason : 'CreateContainerError';
@@ -161,7 +166,7 @@ async function startContainers(
       continue;
     }
     try {
-      await slot(deps, () => deps.runtime.startContainer(id, signal));
+      await slot(deps, START_STEP, () => deps.runtime.startContainer(id, signal));
       log.info('Started container', { container: spec.name, containerID: id, restartCount: s.restartCount, imagePulled: image.pulled });
     } catch (e) {
       if (signal.aborted) throw e;

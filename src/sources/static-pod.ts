@@ -62,6 +62,7 @@ export function applyStaticPodDefaults(pod: Pod, node: string, source: StaticSou
 
 /** Pods equal for the sync loop's purposes: the first-seen time does not count as a change. */
 export function sameDesiredPod(a: Pod, b: Pod): boolean {
+  if (a === b) return true; // the file source hands back the pod it parsed when the file did not change
   const strip = (p: Pod): unknown => ({ ...p, metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, [ANNOTATION_SEEN]: undefined } }, status: undefined });
   return canonicalJson(strip(a)) === canonicalJson(strip(b));
 }

@@ -52,21 +52,31 @@ export class Mutex {
   }
 }
 
-/** At most `limit` holders at a time; waiters are served in order. */
+/**
+ * At most `limit` holders at a time. Waiters are served by priority (higher
+ * first), in order within a priority: a pod that already has its sandbox
+ * finishes starting before the next pod's sandbox begins.
+ */
 export class Semaphore {
   private active = 0;
-  private readonly queue: Array<() => void> = [];
+  private readonly queue: Array<{ priority: number; go: () => void }> = [];
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.queue.push(r));
-    else this.active++;
+  async run<T>(fn: () => Promise<T>, priority = 0): Promise<T> {
+    if (this.active >= this.limit) {
+      await new Promise<void>((go) => {
+        // Stable: after every waiter of the same or a higher priority.
+        let i = this.queue.length;
+        while (i > 0 && this.queue[i - 1]!.priority < priority) i--;
+        this.queue.splice(i, 0, { priority, go });
+      });
+    } else this.active++;
     try {
       return await fn();
     } finally {
       const next = this.queue.shift();
-      if (next) next();
+      if (next) next.go();
       else this.active--;
     }
   }

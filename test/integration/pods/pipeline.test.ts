@@ -8,6 +8,7 @@ import type { Pod } from '../../../src/api/pod-types.js';
 import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../../src/images/manager.js';
 import { createPleg } from '../../../src/pleg/generic.js';
+import { LABEL_POD_UID } from '../../../src/pods/labels.js';
 import { PodManager } from '../../../src/pods/manager.js';
 import { PodConfigMerger } from '../../../src/sources/merger.js';
 import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
@@ -29,7 +30,7 @@ afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
-function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number } = {}) {
+function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number; syncFrequencyMs?: number } = {}) {
   const runtime = opts.runtime ?? new FakeRuntime({ images: [IMAGE], ...(opts.onStart ? { onStart: opts.onStart } : {}) });
   const t = tempDir();
   const log = testLogger();
@@ -41,7 +42,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
     status,
     runtimeName: () => 'fake',
     hostIP: '127.0.0.1',
-    syncFrequencyMs: 60_000,
+    syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     log,
@@ -56,7 +57,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
       container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
     },
   });
-  const pleg = createPleg({ runtime, log, onRelist: (c, s) => manager.onRelist(c, s), periodMs: 20 });
+  const pleg = createPleg({ runtime, log, onRelist: (c, s, t) => manager.onRelist(c, s, t), periodMs: 20 });
   const ac = new AbortController();
   const runs = [manager.component().run(ac.signal), pleg.run(ac.signal)];
   stops.push(async () => {
@@ -101,7 +102,10 @@ describe('pod pipeline on the in-memory runtime', () => {
     h.set([v2]);
     await h.until(() => running().length === 2 && idOf('b') !== b1, 'b restarted');
     expect(idOf('a')).toBe(a1);
-    expect(h.status.get(v1.metadata.uid)!.status.containerStatuses.find((s) => s.name === 'b')!.restartCount).toBe(1);
+    // The status follows at the next relist, as the kubelet's does.
+    const restarts = (n: string) => h.status.get(v1.metadata.uid)!.status.containerStatuses.find((s) => s.name === n)!.restartCount;
+    await h.until(() => restarts('b') === 1, 'restartCount of b is 1');
+    expect(restarts('a')).toBe(0);
     expect(h.calls('runPodSandbox')).toBe(1);
 
     const logDir = `${h.logsDir}/default_${v1.metadata.name}_${v1.metadata.uid}`;
@@ -110,6 +114,20 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
     await h.until(() => !existsSync(logDir), 'log directory removed');
     expect(h.status.get(v1.metadata.uid)).toBeUndefined();
+  });
+
+  it('resyncs read the relist snapshot instead of asking the runtime per pod', async () => {
+    const h = start({ syncFrequencyMs: 30 });
+    const p = manifest('quiet');
+    h.set([p]);
+    await h.until(() => h.phase(p) === 'Running', 'Running');
+    const perPod = () => h.runtime.callsOf('listContainers').filter(([f]) => f.labelSelector?.[LABEL_POD_UID] !== undefined).length;
+    const relists = () => h.runtime.callsOf('listContainers').length - perPod();
+    const [before, relistsBefore] = [perPod(), relists()];
+    await new Promise((r) => setTimeout(r, 400)); // ~13 resyncs, ~20 relists
+    expect(relists() - relistsBefore).toBeGreaterThan(5);
+    expect(perPod() - before).toBeLessThanOrEqual(2); // only a resync landing between a sync and the next relist's start reads fresh
+    expect(h.phase(p)).toBe('Running');
   });
 
   it('restarts a crashing container with growing back-off; restartCount rises; CrashLoopBackOff is reported', async () => {

@@ -83,6 +83,20 @@ describe('file source', () => {
     expect(s.records.some((r) => r.msg === 'Manifest file is valid again')).toBe(true);
   });
 
+  it('a rescan re-reads only changed files: the same pod object until the file changes, even at the same size', async () => {
+    const t = tempDir();
+    stops.push(async () => t.cleanup());
+    t.write('a.yaml', manifest('a', 'localhost/busybox:1'));
+    const s = await start(t.dir, 50);
+    await s.until((n) => n.length > 0);
+    const first = s.sets.at(-1)![0]!;
+    await s.until(() => s.sets.length >= 4); // several rescans
+    expect(s.sets.at(-1)![0]).toBe(first);
+    t.write('a.yaml', manifest('a', 'localhost/busybox:2')); // same length, new content
+    await s.until(() => s.sets.at(-1)![0]!.spec.containers[0]!.image === 'localhost/busybox:2');
+    expect(s.sets.at(-1)![0]).not.toBe(first);
+  });
+
   it('two files declaring the same pod: the first (by name) wins and the second is reported', async () => {
     const t = tempDir();
     stops.push(async () => t.cleanup());

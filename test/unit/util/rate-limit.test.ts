@@ -28,6 +28,24 @@ describe('Semaphore', () => {
     expect(peak).toBe(2);
     expect(order).toEqual([0, 1, 2, 3, 4]);
   });
+  it('serves a higher priority first, in order within a priority', async () => {
+    const s = new Semaphore(1);
+    let release!: () => void;
+    const held = s.run(() => new Promise<void>((r) => (release = r)));
+    const order: string[] = [];
+    const runs = [
+      s.run(async () => void order.push('sandbox-a'), 0),
+      s.run(async () => void order.push('sandbox-b'), 0),
+      s.run(async () => void order.push('create-a'), 1),
+      s.run(async () => void order.push('start-a'), 2),
+      s.run(async () => void order.push('create-b'), 1),
+    ];
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    release();
+    await Promise.all([held, ...runs]);
+    expect(order).toEqual(['start-a', 'create-a', 'create-b', 'sandbox-a', 'sandbox-b']);
+  });
   it('releases on failure', async () => {
     const s = new Semaphore(1);
     await expect(s.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
