@@ -121,7 +121,7 @@ describe('pod pipeline on the in-memory runtime', () => {
     const p = manifest('quiet');
     h.set([p]);
     await h.until(() => h.phase(p) === 'Running', 'Running');
-    const perPod = () => h.runtime.callsOf('listContainers').filter(([f]) => f.labelSelector?.[LABEL_POD_UID] !== undefined).length;
+    const perPod = () => h.runtime.callsOf('listContainers').filter(([f]) => f?.labelSelector?.[LABEL_POD_UID] !== undefined).length;
     const relists = () => h.runtime.callsOf('listContainers').length - perPod();
     const [before, relistsBefore] = [perPod(), relists()];
     await new Promise((r) => setTimeout(r, 400)); // ~13 resyncs, ~20 relists
