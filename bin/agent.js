@@ -7,7 +7,10 @@
 // with 110 pods (bench/pods.mjs reads the line from here): ~77 MiB RSS instead
 // of ~113 MiB, CPU unchanged within noise. `node bin/agent.js` runs without it.
 // The only place that turns the agent's outcome into a process exit code.
-import { loadBundle } from './bundle-loader.js';
+// CommonJS (bin/package.json): Node's ESM loader would add ~10 ms to every
+// start, and the bundle it loads is CommonJS anyway.
+'use strict';
+const { loadBundle } = require('./bundle-loader.js');
 
 // `agent --help | head` closes the pipe early; that is not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -4,17 +4,17 @@
 // compilation. Node 20 has no module compile cache; vm.Script's cachedData is
 // the same mechanism. A cache V8 rejects (another Node version, other flags)
 // only costs the compilation it would have saved.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+'use strict';
+const { createRequire } = require('node:module');
+const { readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
 
-export const BUNDLE = join(dirname(fileURLToPath(import.meta.url)), '../dist/bundle/agent.cjs');
-export const CODE_CACHE = `${BUNDLE}.cache`;
+const BUNDLE = join(__dirname, '../dist/bundle/agent.cjs');
+const CODE_CACHE = `${BUNDLE}.cache`;
 
 /** Returns the bundle's exports and the compiled script (to produce a cache from). */
-export function loadBundle() {
+function loadBundle() {
   const source = readFileSync(BUNDLE, 'utf8');
   let cachedData;
   try {
@@ -30,3 +30,5 @@ export function loadBundle() {
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
   return { exports: module.exports, script, cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
 }
+
+module.exports = { BUNDLE, CODE_CACHE, loadBundle };

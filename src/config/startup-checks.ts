@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import type { CheckContext } from './validate.js';
 import { buildThresholds } from './values/eviction.js';
-import { validateResourceList, validateReservedMemory } from './values/resources.js';
+import { validatePercentMap, validateResourceList, validateReservedMemory } from './values/resources.js';
 import { checkTls } from './values/tls.js';
 import { parseByteSize, parseQuantity } from './values/quantity.js';
 import { parseCpuSet } from './values/cpuset.js';
@@ -78,11 +78,7 @@ function evictionField(message: string): string {
 }
 
 function checkQosReserved(c: CheckContext): void {
-  for (const [res, value] of Object.entries(c.cfg.qosReserved)) {
-    if (res !== 'memory') c.problem(['qosReserved'], `unsupported resource "${res}": only memory is supported`);
-    const m = /^(\d+)%$/.exec(value);
-    if (!m || Number(m[1]) > 100) c.problem(['qosReserved'], `${res}: "${value}" is not a percentage between 0% and 100%`);
-  }
+  for (const p of validatePercentMap(c.cfg.qosReserved)) c.problem(['qosReserved'], p);
 }
 
 function reservedCpu(c: CheckContext): number {

@@ -66,6 +66,42 @@ describe('--help', () => {
     expect(entries.get('cloud-provider')).toContain('(DEPRECATED: will be removed in 1.24 or later)');
     expect(run.stdout).toMatch(/NodeSwap=true\|false \(BETA - default=false\)/);
   });
+  it('shows the spec default for every option (deviations listed with their reason)', async () => {
+    // Where the agent's default is not the spec's Default column, deliberately.
+    const DEVIATIONS: Record<string, string> = {
+      // The 1.28 kubelet's default endpoint; the spec leaves the column empty.
+      'container-runtime-endpoint': 'unix:///run/containerd/containerd.sock',
+      // Said in words in the spec.
+      'image-service-endpoint': 'same as --container-runtime-endpoint',
+      // The spec names the pause image's shape, not a tag.
+      'pod-infra-container-image': 'registry.platform.io/pause:3.9',
+      // Go's default suites: nothing to show.
+      'tls-cipher-suites': '',
+      // The spec leaves it empty; the value is a zero duration.
+      'minimum-container-ttl-duration': '0s',
+      // The spec's column adds Linux's inodes threshold in words.
+      'eviction-hard': 'imagefs.available<15%,memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%',
+    };
+    const spec = readFileSync(join(REPO, '../shared/spec/agent-command-line.md'), 'utf8');
+    const specDefault = new Map<string, string>();
+    for (const line of spec.split('\n')) {
+      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      if (cells.length < 4) continue;
+      for (const m of cells[0]!.matchAll(/`--([a-z0-9-]+)`/g)) specDefault.set(m[1]!, cells[2]!);
+    }
+    expect(specDefault.size).toBeGreaterThanOrEqual(125);
+    // pflag shows strings quoted, lists in brackets, and no default for a false bool.
+    const plain = (s: string) => s.replace(/^"(.*)"$/, '$1').replace(/^\[(.*)\]$/, '$1');
+    const fromSpec = (s: string) => s.replace(/`/g, '').replace(/^'(.*)'$/, '$1').replace(/^false$/, '');
+    const shown = new Map(flagLeaves().map((l) => [l.flag, plain(l.opt.defaultText ?? l.opt.kind.show(l.opt.default as never))]));
+    for (const [flag, text] of specDefault) {
+      expect.soft(shown.get(flag), flag).toBe(DEVIATIONS[flag] ?? fromSpec(text));
+    }
+    // And --help prints exactly that.
+    const help = (await runAgentProcess(['--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--container-runtime-endpoint string');
+    expect(help).toContain('(default "unix:///run/containerd/containerd.sock")');
+  });
   it('-h is the same', async () => {
     const [a, b] = await Promise.all([runAgentProcess(['-h']), runAgentProcess(['--help'])]);
     expect(a.code).toBe(0);
@@ -180,7 +216,7 @@ describe('a checkout that was never built', () => {
   it('bin/agent.js says to build instead of printing a stack', async () => {
     // bin/ copied without dist/: the loader looks for ../dist/bundle/agent.cjs next to it.
     const root = tmp.write('unbuilt/package.json', '{"type":"module"}').replace(/\/package\.json$/, '');
-    for (const f of ['agent.js', 'bundle-loader.js']) tmp.write(`unbuilt/bin/${f}`, readFileSync(join(REPO, 'bin', f), 'utf8'));
+    for (const f of ['agent.js', 'bundle-loader.js', 'package.json']) tmp.write(`unbuilt/bin/${f}`, readFileSync(join(REPO, 'bin', f), 'utf8'));
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
       execFile(process.execPath, [join(root, 'bin/agent.js'), '--version'], (err, stdout, stderr) => res({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
     });

@@ -119,11 +119,3 @@ export function validatePercentMap(map: Readonly<Record<string, string>>): strin
   }
   return problems;
 }
-
-/** `--qos-reserved`: `memory=50%`. */
-export function parsePercentMap(text: string): Record<string, string> {
-  const map = parseMapStringString(text);
-  const [first] = validatePercentMap(map);
-  if (first !== undefined) throw new ValueError(first);
-  return map;
-}
