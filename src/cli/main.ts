@@ -16,14 +16,23 @@ export interface MainIO {
   readonly forceExit: (signal: NodeJS.Signals) => void;
 }
 
-const defaultIO = (): MainIO => ({
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  forceExit: () => {
-    process.exitCode = 1;
-  },
-});
+/** The process's streams unless overridden, read on first use: a run that never writes to stderr never creates it. */
+function ioWith(overrides: Partial<MainIO>): MainIO {
+  return {
+    env: overrides.env ?? process.env,
+    get stdout() {
+      return overrides.stdout ?? process.stdout;
+    },
+    get stderr() {
+      return overrides.stderr ?? process.stderr;
+    },
+    forceExit:
+      overrides.forceExit ??
+      (() => {
+        process.exitCode = 1;
+      }),
+  };
+}
 
 function reportErrors(io: MainIO, heading: string, errors: readonly AgentError[]): void {
   const lines = errors.length === 1 ? [`Error: ${heading}: ${errors[0]!.message}`] : [`Error: ${heading} (${errors.length} problems):`, ...errors.map((e) => `  - ${e.message}`)];
@@ -35,7 +44,7 @@ function reportWarnings(io: MainIO, warnings: readonly string[]): void {
 }
 
 export async function main(argv: readonly string[], overrides: Partial<MainIO> = {}): Promise<number> {
-  const io: MainIO = { ...defaultIO(), ...overrides };
+  const io = ioWith(overrides);
   let parsed;
   try {
     parsed = parseFlags(argv);

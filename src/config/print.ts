@@ -1,15 +1,16 @@
-// The effective configuration as an AgentConfiguration document: every field,
+// The effective configuration as an AgentConfiguration document (YAML, as
+// the loader reads it back: src/config/yaml-emit.ts): every field,
 // durations in the canonical form /configz uses, and a comment per field naming
 // the layer its value came from. Feeding the output back as --config yields
 // the same configuration, except for what a file cannot express: a zero value
 // that a flag set in a field where a file's zero means "default". Such fields
 // say so in a comment, and the trailing block lists the flags that keep them.
-import { Document, isMap, isNode, isPair, isScalar, type Node } from 'yaml';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec, type AgentConfiguration } from './options.js';
 import { flagSpec, type AgentFlags } from './flag-options.js';
 import { flagTextOf, shellQuote } from './kinds.js';
 import { getIn, leaves, setIn, type Leaf } from './spec.js';
 import { describeSource, type Source } from './resolve.js';
+import { emitYaml, type EntryComments } from './yaml-emit.js';
 
 /** The configuration in its file representation (what /configz serves). */
 export function encodeConfig(config: AgentConfiguration): Record<string, unknown> {
@@ -34,37 +35,24 @@ function unexpressible(config: AgentConfiguration, provenance: ReadonlyMap<strin
 }
 
 export function printConfig(config: AgentConfiguration, provenance: ReadonlyMap<string, Source>, flags?: AgentFlags): string {
-  // Written as YAML 1.1, the version the loader reads: `"yes"`, `"on"` or `"0x10"` stay quoted strings.
-  const doc = new Document(encodeConfig(config), { version: '1.1' });
-  const zeroes = new Set(unexpressible(config, provenance).map((l) => l.path));
+  const encoded = encodeConfig(config);
+  const zeroes = unexpressible(config, provenance);
+  const notes = new Map<string, EntryComments>();
   for (const leaf of leaves(configSpec)) {
-    const comment = ` ${describeSource(provenance.get(leaf.path) ?? { kind: 'default' })}`;
-    const parent: unknown = leaf.keys.length === 1 ? doc.contents : doc.getIn(leaf.keys.slice(0, -1), true);
-    if (!isMap(parent)) continue;
-    const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === leaf.keys[leaf.keys.length - 1]);
-    if (!pair || !isPair(pair)) continue;
-    const value = pair.value as Node | null;
-    // A scalar carries its comment on the same line; a block map or list gets it on the line above.
-    if (isScalar(value)) value.comment = comment;
-    else if (isNode(value) && isEmptyCollection(value)) {
-      (value as { flow?: boolean }).flow = true;
-      value.comment = comment;
-    }
-    else if (isScalar(pair.key)) pair.key.commentBefore = comment;
-    if (zeroes.has(leaf.path) && isScalar(pair.key)) {
-      const shown = JSON.stringify(leaf.opt.kind.encode(getIn(config, leaf.keys) as never));
-      pair.key.commentBefore = ` ${shown} cannot be expressed in a config file (it means "default" there); pass ${flagArg(leaf, getIn(config, leaf.keys))}`;
-    }
+    const source = ` ${describeSource(provenance.get(leaf.path) ?? { kind: 'default' })}`;
+    const value = getIn(encoded, leaf.keys);
+    // A scalar or an empty collection carries its comment on its line; a block map or list on the line above.
+    const block = value !== null && typeof value === 'object' && Object.keys(value).length > 0;
+    notes.set(leaf.path, block ? { before: source } : { trailing: source });
   }
-  doc.commentBefore = ' Effective agent configuration. Each field says where its value came from:\n default, --config FILE, drop-in FILE or flag --NAME.';
-  let text = doc.toString({ lineWidth: 0 });
-  if (flags) text += flagsComment(flags, [...zeroes].map((p) => leaves(configSpec).find((l) => l.path === p)!), config);
+  for (const leaf of zeroes) {
+    const shown = JSON.stringify(leaf.opt.kind.encode(getIn(config, leaf.keys) as never));
+    notes.set(leaf.path, { ...notes.get(leaf.path), before: ` ${shown} cannot be expressed in a config file (it means "default" there); pass ${flagArg(leaf, getIn(config, leaf.keys))}` });
+  }
+  const header = ' Effective agent configuration. Each field says where its value came from:\n default, --config FILE, drop-in FILE or flag --NAME.';
+  let text = emitYaml(encoded, (keys) => notes.get(keys.join('.')), header);
+  if (flags) text += flagsComment(flags, zeroes, config);
   return text;
-}
-
-function isEmptyCollection(n: Node): boolean {
-  const items = (n as { items?: unknown[] }).items;
-  return Array.isArray(items) && items.length === 0;
 }
 
 /**
