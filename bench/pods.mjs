@@ -41,7 +41,9 @@ const NODE = process.execPath;
 
 const IMAGE = 'localhost/busybox:latest';
 const NODE_NAME = 'bench'; // --hostname-override: static pods are named <name>-bench
-const GRACE_S = 1; // terminationGracePeriodSeconds of every benchmark pod
+// terminationGracePeriodSeconds of every benchmark pod: 2, the kubelet's (and the
+// agent's) minimum; a shorter period still gets 2 s before SIGKILL.
+const GRACE_S = 2;
 const POD_LOGS_DIR = '/var/log/pods'; // where the agent puts pod log directories
 // The agent's runtime labels (src/pods/labels.ts).
 const LABEL_POD_NAME = 'io.platform.pod.name';

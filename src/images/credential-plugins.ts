@@ -12,7 +12,7 @@ import type { AuthConfig } from '../cri/types.js';
 import { ConfigFileError } from '../errors.js';
 import { parseDuration } from '../config/values/duration.js';
 import type { AgentLogger } from '../log/index.js';
-import { imageRegistry } from './credentials.js';
+import { imageRegistry, matchesImage } from './credentials.js';
 
 export const CONFIG_KINDS = ['agent.config.platform.io/v1', 'agent.config.platform.io/v1beta1', 'agent.config.platform.io/v1alpha1'];
 export const PLUGIN_API = 'credentialprovider.agent.platform.io/v1';
@@ -62,30 +62,6 @@ export async function loadProviderConfig(path: string): Promise<ProviderSpec[]> 
       env: Array.isArray(p['env']) ? (p['env'] as Array<{ name: string; value: string }>) : [],
     };
   });
-}
-
-/** The kubelet's URL-glob match: host labels may be `*`, ports must match, the path is a prefix. */
-export function matchesImage(pattern: string, image: string): boolean {
-  const strip = (s: string): { host: string; path: string } => {
-    const noScheme = s.replace(/^[a-z]+:\/\//, '');
-    const slash = noScheme.indexOf('/');
-    return slash < 0 ? { host: noScheme, path: '' } : { host: noScheme.slice(0, slash), path: noScheme.slice(slash + 1) };
-  };
-  const p = strip(pattern);
-  const reg = imageRegistry(image);
-  const rest = image.startsWith(`${reg}/`) ? image.slice(reg.length + 1) : image;
-  const [pHost, pPort = ''] = p.host.split(':');
-  const [iHost, iPort = ''] = reg.split(':');
-  if (pPort !== iPort) return false;
-  const pl = pHost!.split('.');
-  const il = iHost!.split('.');
-  if (pl.length !== il.length) return false;
-  for (let i = 0; i < pl.length; i++) {
-    const re = new RegExp(`^${pl[i]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^.]*')}$`);
-    if (!re.test(il[i]!)) return false;
-  }
-  const path = rest.replace(/[:@].*$/, '');
-  return p.path === '' || path === p.path || path.startsWith(`${p.path}/`);
 }
 
 interface CacheEntry {

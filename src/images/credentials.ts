@@ -2,7 +2,9 @@
 // looks for them on a node (pkg/credentialprovider/config.go): the agent's
 // root directory, the working directory, $HOME/.docker and /.docker, as
 // config.json ({"auths": {...}}) or the older .dockercfg ({registry: {...}}).
-// The first file found wins, as in the kubelet.
+// The first file that parses wins, as in the kubelet; a file that does not
+// parse is reported and the search goes on. Keys match images as the kubelet's
+// keyring does: host labels with `*` globs, the port exactly, a path prefix.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuthConfig } from '../cri/types.js';
@@ -25,9 +27,17 @@ export function configFileCandidates(rootDir: string, cwd: string, home: string 
   return out;
 }
 
-/** The host (and port) part a keyring key names: `https://127.0.0.1:5002/v2/` → `127.0.0.1:5002`. */
+/**
+ * The keyring key a config file key names: scheme and a Docker `/v1/` or
+ * `/v2/` API path dropped, `https://127.0.0.1:5002/v2/` → `127.0.0.1:5002`,
+ * `reg.io/team/` → `reg.io/team`; Docker Hub's legacy key means docker.io.
+ */
 export function registryKey(key: string): string {
-  return key.replace(/^[a-z]+:\/\//, '').replace(/\/.*$/, '');
+  const k = key
+    .replace(/^[a-z]+:\/\//, '')
+    .replace(/^([^/]*)\/v[12](?=\/|$)/, '$1')
+    .replace(/\/+$/, '');
+  return k === 'index.docker.io' ? 'docker.io' : k;
 }
 
 /** The registry host of an image reference; Docker Hub when it has none. */
@@ -38,7 +48,44 @@ export function imageRegistry(image: string): string {
   return first.includes('.') || first.includes(':') || first === 'localhost' ? first : 'docker.io';
 }
 
-export async function loadKeyring(candidates: ReturnType<typeof configFileCandidates>): Promise<{ keyring: Keyring; file?: string }> {
+/**
+ * Whether a keyring or matchImages pattern covers `image` (the kubelet's
+ * URLsMatch): the same number of host labels, each matching (`*` globs within
+ * a label), the same port, and the pattern's path a prefix of the image's.
+ */
+export function matchesImage(pattern: string, image: string): boolean {
+  const strip = (s: string): { host: string; path: string } => {
+    const noScheme = s.replace(/^[a-z]+:\/\//, '');
+    const slash = noScheme.indexOf('/');
+    return slash < 0 ? { host: noScheme, path: '' } : { host: noScheme.slice(0, slash), path: noScheme.slice(slash + 1) };
+  };
+  const p = strip(pattern);
+  const reg = imageRegistry(image);
+  const rest = image.startsWith(`${reg}/`) ? image.slice(reg.length + 1) : image;
+  const [pHost, pPort = ''] = p.host.split(':');
+  const [iHost, iPort = ''] = reg.split(':');
+  if (pPort !== iPort) return false;
+  const pl = pHost!.split('.');
+  const il = iHost!.split('.');
+  if (pl.length !== il.length) return false;
+  for (let i = 0; i < pl.length; i++) {
+    const re = new RegExp(`^${pl[i]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^.]*')}$`);
+    if (!re.test(il[i]!)) return false;
+  }
+  const path = rest.replace(/[:@].*$/, '');
+  return p.path === '' || path === p.path || path.startsWith(`${p.path}/`);
+}
+
+export interface KeyringFile {
+  keyring: Keyring;
+  /** The file the keyring came from. */
+  file?: string;
+  /** Files found but not readable as a config, with why (the search went on past them). */
+  skipped: Array<{ file: string; reason: string }>;
+}
+
+export async function loadKeyring(candidates: ReturnType<typeof configFileCandidates>): Promise<KeyringFile> {
+  const skipped: KeyringFile['skipped'] = [];
   for (const c of candidates) {
     let text: string;
     try {
@@ -46,20 +93,40 @@ export async function loadKeyring(candidates: ReturnType<typeof configFileCandid
     } catch {
       continue;
     }
-    const json = JSON.parse(text) as Record<string, unknown>;
-    const auths = (c.format === 'config.json' ? json['auths'] : json) as Record<string, DockerAuthEntry> | undefined;
+    let auths: unknown;
+    try {
+      const json = JSON.parse(text) as unknown;
+      auths = c.format === 'config.json' && json !== null && typeof json === 'object' ? (json as Record<string, unknown>)['auths'] : json;
+    } catch (e) {
+      skipped.push({ file: c.path, reason: (e as Error).message });
+      continue;
+    }
+    if (auths !== undefined && (auths === null || typeof auths !== 'object' || Array.isArray(auths))) {
+      skipped.push({ file: c.path, reason: c.format === 'config.json' ? '"auths" is not an object' : 'not an object of registries' });
+      continue;
+    }
     const keyring = new Map<string, DockerAuthEntry>();
-    for (const [k, v] of Object.entries(auths ?? {})) keyring.set(registryKey(k), v);
-    return { keyring, file: c.path };
+    for (const [k, v] of Object.entries((auths ?? {}) as Record<string, unknown>)) {
+      if (v !== null && typeof v === 'object') keyring.set(registryKey(k), v as DockerAuthEntry);
+    }
+    return { keyring, file: c.path, skipped };
   }
-  return { keyring: new Map() };
+  return { keyring: new Map(), skipped };
 }
 
-/** Credentials for pulling `image`, in the form the CRI wants (server address with a scheme). */
-export function authFor(image: string, keyring: Keyring): AuthConfig | undefined {
-  const registry = imageRegistry(image);
-  const entry = keyring.get(registry) ?? (registry === 'docker.io' ? keyring.get('index.docker.io') : undefined);
-  if (!entry) return undefined;
+/**
+ * Every credential of the keyring that covers `image`, the most specific key
+ * first (the kubelet's Lookup), in the form the CRI wants: the pull tries them
+ * in turn.
+ */
+export function authsFor(image: string, keyring: Keyring): AuthConfig[] {
+  return [...keyring.keys()]
+    .filter((k) => matchesImage(k, image))
+    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+    .map((k) => toAuthConfig(keyring.get(k)!));
+}
+
+function toAuthConfig(entry: DockerAuthEntry): AuthConfig {
   let { username, password } = entry;
   if ((!username || !password) && entry.auth) {
     const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');

@@ -1,14 +1,16 @@
 // Makes a container's image present before the container is created (the
 // kubelet's imageManager.EnsureImageExists): imagePullPolicy Always /
-// IfNotPresent / Never, registry credentials, pulls serialized or bounded in
-// parallel and rate limited (--serialize-image-pulls, --registry-qps/-burst),
+// IfNotPresent / Never, registry credentials (each candidate tried in turn),
+// pulls serialized or bounded in parallel (--serialize-image-pulls,
+// maxParallelImagePulls) and rate limited (--registry-qps/-burst: a pull over
+// the limit fails at once with "pull QPS exceeded" and backs off, as in the kubelet),
 // and per-image pull back-off. Failures come back as the waiting reasons the
 // kubelet reports (ErrImagePull, ImagePullBackOff, ErrImageNeverPull).
 import type { PullPolicy } from '../api/pod-types.js';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/types.js';
 import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';
-import { Mutex, TokenBucket } from '../util/rate-limit.js';
+import { Semaphore, TokenBucket } from '../util/rate-limit.js';
 
 export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
 
@@ -16,13 +18,13 @@ export type EnsureResult = { ok: true; imageRef: string; pulled: boolean } | { o
 
 export interface ImageManagerOptions {
   images: ImageService;
-  /** --serialize-image-pulls. */
-  serialize: boolean;
+  /** How many pulls may run at once (1: --serialize-image-pulls; config/effective.ts); undefined: no bound. */
+  maxParallel: number | undefined;
   /** --registry-qps / --registry-burst; undefined: unlimited. */
   rateLimit?: { qps: number; burst: number };
   backoff: KeyedBackoff;
-  /** Credentials for an image, or undefined for anonymous pulls. */
-  credentials: (image: string) => Promise<AuthConfig | undefined>;
+  /** Credentials that may pull an image, to try in order; none: an anonymous pull. */
+  credentials: (image: string) => Promise<readonly AuthConfig[]>;
   log: AgentLogger;
 }
 
@@ -36,10 +38,11 @@ export function withDefaultTag(image: string): string {
 const VALID_IMAGE = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]*$/;
 
 export class ImageManager {
-  private readonly mutex = new Mutex();
+  private readonly slots: Semaphore | undefined;
   private readonly bucket: TokenBucket | undefined;
 
   constructor(private readonly opts: ImageManagerOptions) {
+    this.slots = opts.maxParallel !== undefined ? new Semaphore(opts.maxParallel) : undefined;
     this.bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst) : undefined;
   }
 
@@ -56,7 +59,7 @@ export class ImageManager {
       return { ok: false, reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
     }
     try {
-      const imageRef = await (this.opts.serialize ? this.mutex.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
       this.opts.backoff.reset(key);
       return { ok: true, imageRef, pulled: true };
     } catch (e) {
@@ -68,12 +71,26 @@ export class ImageManager {
     }
   }
 
+  /** Forgets back-offs of pulls that stopped failing long ago (called from the resync tick). */
+  gc(): void {
+    this.opts.backoff.gc();
+  }
+
   private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {
-    await this.bucket?.take(signal);
-    const auth = await this.opts.credentials(ref);
+    if (this.bucket && !this.bucket.tryTake()) throw new Error('pull QPS exceeded');
+    const auths = await this.opts.credentials(ref);
     const started = Date.now();
-    const id = await this.opts.images.pullImage(ref, auth, sandbox, signal);
-    this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs: Date.now() - started, withCredentials: auth !== undefined });
-    return id;
+    let lastError: unknown;
+    for (const auth of auths.length > 0 ? auths : [undefined]) {
+      try {
+        const id = await this.opts.images.pullImage(ref, auth, sandbox, signal);
+        this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs: Date.now() - started, withCredentials: auth !== undefined });
+        return id;
+      } catch (e) {
+        if (signal.aborted) throw e;
+        lastError = e;
+      }
+    }
+    throw lastError;
   }
 }

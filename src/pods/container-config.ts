@@ -5,6 +5,7 @@
 import type { Container, EnvVar, Pod } from '../api/pod-types.js';
 import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount } from '../cri/types.js';
 import { parseQuantity } from '../config/values/quantity.js';
+import { ANNOTATION_SOURCE } from '../sources/static-pod.js';
 import { containerAnnotations, containerLabels, type ContainerType } from './labels.js';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
@@ -29,15 +30,29 @@ export function qosClass(pod: Pod): QosClass {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
+const GUARANTEED_OOM_SCORE_ADJ = -997;
+const BESTEFFORT_OOM_SCORE_ADJ = 1000;
+/** scheduling.SystemCriticalPriority: pods at or above it are critical whatever their source. */
+const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+
+/** The kubelet's IsNodeCriticalPod: a critical pod (static, or of system-critical priority) of class system-node-critical. */
+export function isNodeCriticalPod(pod: Pod): boolean {
+  const source = pod.metadata.annotations?.[ANNOTATION_SOURCE];
+  const critical = (source !== undefined && source !== 'api') || (pod.spec.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
+  return critical && pod.spec.priorityClassName === 'system-node-critical';
+}
+
 /** OOM score adjustment by QoS (the kubelet's GetContainerOOMScoreAdjust). */
 export function oomScoreAdj(pod: Pod, c: Container, memoryCapacity: number): number {
+  if (isNodeCriticalPod(pod)) return GUARANTEED_OOM_SCORE_ADJ;
   const qos = qosClass(pod);
-  if (qos === 'Guaranteed') return -997;
-  if (qos === 'BestEffort') return 1000;
+  if (qos === 'Guaranteed') return GUARANTEED_OOM_SCORE_ADJ;
+  if (qos === 'BestEffort') return BESTEFFORT_OOM_SCORE_ADJ;
   const request = bytes(c.resources.requests['memory']);
   const adj = 1000 - Math.floor((1000 * request) / memoryCapacity);
-  // Burstable containers score above Guaranteed ones and below BestEffort ones.
-  return Math.min(999, Math.max(2, adj));
+  // Burstable containers score above Guaranteed ones (a Guaranteed container using
+  // all memory scores 1000 - 997 = 3) and below BestEffort ones.
+  return Math.min(BESTEFFORT_OOM_SCORE_ADJ - 1, Math.max(1000 + GUARANTEED_OOM_SCORE_ADJ, adj));
 }
 
 export interface ResourceSettings {
@@ -50,6 +65,8 @@ export interface ResourceSettings {
 }
 
 const MIN_SHARES = 2;
+/** The kernel's ceiling for cpu.shares. */
+const MAX_SHARES = 262_144;
 const MIN_QUOTA_US = 1000;
 
 export function linuxResources(pod: Pod, c: Container, s: ResourceSettings): LinuxContainerResources {
@@ -58,7 +75,7 @@ export function linuxResources(pod: Pod, c: Container, s: ResourceSettings): Lin
   const periodUs = Math.round(s.cpuCFSQuotaPeriodMs * 1000);
   const quota = s.cpuCFSQuota && cpuLimit > 0 ? Math.max(MIN_QUOTA_US, Math.floor((cpuLimit * periodUs) / 1000)) : 0;
   return {
-    cpuShares: Math.max(MIN_SHARES, Math.floor((cpuRequest * 1024) / 1000)),
+    cpuShares: Math.min(MAX_SHARES, Math.max(MIN_SHARES, Math.floor((cpuRequest * 1024) / 1000))),
     cpuQuota: quota,
     cpuPeriod: quota > 0 ? periodUs : 0,
     memoryLimitInBytes: bytes(c.resources.limits['memory']),

@@ -84,12 +84,23 @@ export class PodManager {
     }
   }
 
+  /** Desired pods that have not finished: the ones admission counts, as the kubelet's active pods. */
+  private activePods(): number {
+    let n = 0;
+    for (const uid of this.desired.keys()) {
+      const phase = this.opts.status.get(uid)?.status.phase;
+      if (phase !== 'Succeeded' && phase !== 'Failed') n++;
+    }
+    return n;
+  }
+
   /** The kubelet rejects pods beyond the node's pod capacity at admission: they never start. */
   private admit(pod: Pod): boolean {
-    if (this.desired.size < this.opts.maxPods) return true;
+    const used = this.activePods();
+    if (used < this.opts.maxPods) return true;
     const uid = pod.metadata.uid;
     this.rejected.add(uid);
-    const message = `Node didn't have enough resource: pods, requested: 1, used: ${this.desired.size}, capacity: ${this.opts.maxPods}`;
+    const message = `Node didn't have enough resource: pods, requested: 1, used: ${used}, capacity: ${this.opts.maxPods}`;
     this.opts.log.warn('Pod rejected at admission', { pod: podRef(pod), podUID: uid, reason: 'OutOfpods', message });
     this.opts.status.set(uid, { pod, status: { phase: 'Failed', reason: 'OutOfpods', message, conditions: [], containerStatuses: [] } });
     return false;
@@ -229,6 +240,9 @@ export class PodManager {
       markReady();
       const tick = setInterval(() => {
         for (const uid of this.desired.keys()) this.kick(uid);
+        // Back-off keys carry the container's spec hash: every edit leaves one behind.
+        this.opts.sync.crashBackoff.gc();
+        this.opts.sync.images.gc();
       }, this.opts.syncFrequencyMs);
       try {
         await waitForAbort(signal);

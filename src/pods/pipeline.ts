@@ -6,13 +6,14 @@ import { networkInterfaces, totalmem } from 'node:os';
 import { isIP } from 'node:net';
 import type { AgentConfiguration } from '../config/options.js';
 import type { AgentFlags } from '../config/flag-options.js';
-import { effectiveMaxPods, registryRateLimit } from '../config/effective.js';
+import { effectiveMaxPods, maxParallelImagePulls, registryRateLimit } from '../config/effective.js';
+import type { AuthConfig } from '../cri/types.js';
 import type { Component } from '../lifecycle/component.js';
 import type { LivenessRegistry } from '../lifecycle/liveness.js';
 import type { AgentLogger } from '../log/index.js';
 import { nodeName } from '../node/name.js';
 import { ImageManager } from '../images/manager.js';
-import { authFor, configFileCandidates, loadKeyring } from '../images/credentials.js';
+import { authsFor, configFileCandidates, loadKeyring } from '../images/credentials.js';
 import { CredentialPlugins, loadProviderConfig } from '../images/credential-plugins.js';
 import { createPleg } from '../pleg/generic.js';
 import { PodConfigMerger, type SourceName } from '../sources/merger.js';
@@ -62,7 +63,7 @@ async function hostDns(path: string, log: AgentLogger) {
   try {
     return parseResolvConf(await readFile(path, 'utf8'));
   } catch (e) {
-    log.warn('Could not read the resolver configuration; pods get no DNS settings from it', { path, err: e });
+    log.warn('Could not read the resolver configuration; pods of dnsPolicy Default get a loopback resolver, as with --resolv-conf=""', { path, err: e });
     return undefined;
   }
 }
@@ -86,20 +87,26 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     log: log.child({ component: 'cri' }),
     signal: inp.signal,
   });
-  log.info('Connected to the container runtime', { endpoint: cfg.containerRuntimeEndpoint, runtime: runtime.runtimeInfo.runtimeName, version: runtime.runtimeInfo.runtimeVersion, apiVersion: runtime.runtimeInfo.runtimeApiVersion });
 
   const candidates = configFileCandidates(flags.rootDirectory, process.cwd(), process.env['HOME']);
-  // Plugins answer for the images they match; docker config files for the rest (the kubelet's keyring order).
+  const credLog = log.child({ component: 'credentials' });
+  // The kubelet's keyring order: docker config files (".dockercfg" sorts first), then the plugins.
+  const credentials = async (image: string): Promise<AuthConfig[]> => {
+    const { keyring, skipped } = await loadKeyring(candidates);
+    for (const s of skipped) credLog.warn('Skipping a registry credentials file that does not parse', { file: s.file, reason: s.reason });
+    const fromPlugin = await plugins?.lookup(image);
+    return [...authsFor(image, keyring), ...(fromPlugin ? [fromPlugin] : [])];
+  };
   const plugins =
     flags.imageCredentialProviderConfig !== ''
-      ? new CredentialPlugins(await loadProviderConfig(flags.imageCredentialProviderConfig), flags.imageCredentialProviderBinDir, log.child({ component: 'credentials' }))
+      ? new CredentialPlugins(await loadProviderConfig(flags.imageCredentialProviderConfig), flags.imageCredentialProviderBinDir, credLog)
       : undefined;
   const images = new ImageManager({
     images: runtime,
-    serialize: cfg.serializeImagePulls,
+    maxParallel: maxParallelImagePulls(cfg),
     rateLimit: registryRateLimit(cfg),
     backoff: new KeyedBackoff(IMAGE_PULL_BACKOFF),
-    credentials: async (image) => (await plugins?.lookup(image)) ?? authFor(image, (await loadKeyring(candidates)).keyring),
+    credentials,
     log: log.child({ component: 'images' }),
   });
   const status = new StatusStore();
@@ -121,7 +128,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
       nodeName: node,
       hostIP: ip,
       log: log.child({ component: 'pods' }),
-      sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: await hostDns(cfg.resolvConf, log) }, podLogsDir: '/var/log/pods', cgroupParent: '' },
+      sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: await hostDns(cfg.resolvConf, log), nodeIPs: [ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
       container: {
         cpuCFSQuota: cfg.cpuCFSQuota,
         cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,

@@ -9,8 +9,10 @@ export interface NodeDnsSettings {
   clusterDNS: readonly string[];
   /** --cluster-domain. */
   clusterDomain: string;
-  /** The parsed --resolv-conf file; undefined when --resolv-conf is "". */
+  /** The parsed --resolv-conf file; undefined when --resolv-conf is "" (or unreadable). */
   host: DnsConfig | undefined;
+  /** The node's IPs: without a resolv.conf, host DNS points at the node's own loopback of each family. */
+  nodeIPs: readonly string[];
 }
 
 /** Parses resolv.conf text: nameserver, search/domain and options lines. */
@@ -31,7 +33,7 @@ const MAX_SEARCHES = 32;
 const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 
 /** DNS for the pod's containers per its dnsPolicy and dnsConfig (the kubelet's GetPodDNS). */
-export function podDns(pod: Pod, node: NodeDnsSettings): DnsConfig | undefined {
+export function podDns(pod: Pod, node: NodeDnsSettings): DnsConfig {
   let policy = pod.spec.dnsPolicy;
   // ClusterFirst on the host network means the host's resolver; without cluster DNS it means the same.
   if (policy === 'ClusterFirst' && pod.spec.hostNetwork) policy = 'Default';
@@ -42,8 +44,12 @@ export function podDns(pod: Pod, node: NodeDnsSettings): DnsConfig | undefined {
       dns = { servers: [], searches: [], options: [] };
       break;
     case 'Default':
-      if (node.host === undefined && !pod.spec.dnsConfig) return undefined;
-      dns = { servers: [...(node.host?.servers ?? [])], searches: [...(node.host?.searches ?? [])], options: [...(node.host?.options ?? [])] };
+      if (node.host === undefined) {
+        // --resolv-conf="": the kubelet sends a resolver that answers nothing rather
+        // than let the runtime copy the node's /etc/resolv.conf.
+        const servers = uniq(node.nodeIPs.map((ip) => (ip.includes(':') ? '::1' : '127.0.0.1')));
+        dns = { servers: servers.length > 0 ? servers : ['127.0.0.1'], searches: ['.'], options: [] };
+      } else dns = { servers: [...node.host.servers], searches: [...node.host.searches], options: [...node.host.options] };
       break;
     default: {
       const ns = pod.metadata.namespace;
@@ -98,7 +104,7 @@ export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): Po
     // runc cannot set a hostname in the host's UTS namespace; the pod then has the node's.
     hostname: hostNetwork ? '' : (pod.spec.hostname ?? pod.metadata.name).slice(0, 63).replace(/[.-]+$/, ''),
     logDirectory: podLogDirectory(pod, s.podLogsDir),
-    ...(dns ? { dnsConfig: dns } : {}),
+    dnsConfig: dns,
     portMappings: portMappings(pod),
     labels: sandboxLabels(pod),
     annotations: { ...pod.metadata.annotations, [ANN_SANDBOX_HASH]: sandboxHash(pod) },

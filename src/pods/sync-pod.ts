@@ -48,10 +48,17 @@ export interface SyncDeps {
 
 const NS_PER_MS = 1_000_000n;
 
-/** Stops every container (with the grace period) and then every sandbox of the pod. */
+/** The kubelet's minimumGracePeriodInSeconds: a container always gets this long to stop before SIGKILL. */
+export const MIN_GRACE_PERIOD_SECONDS = 2;
+
+function stopContainer(deps: SyncDeps, id: string, gracePeriodSeconds: number, signal: AbortSignal): Promise<void> {
+  return deps.runtime.stopContainer(id, Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds), signal);
+}
+
+/** Stops every container (with the grace period, at least MIN_GRACE_PERIOD_SECONDS) and then every sandbox of the pod. */
 export async function killPod(observed: ObservedPod, gracePeriodSeconds: number, deps: SyncDeps, signal: AbortSignal): Promise<void> {
   const running = observed.containers.filter((c) => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN');
-  await Promise.all(running.map((c) => deps.runtime.stopContainer(c.id, gracePeriodSeconds, signal)));
+  await Promise.all(running.map((c) => stopContainer(deps, c.id, gracePeriodSeconds, signal)));
   for (const s of observed.sandboxes) if (s.ready) await deps.runtime.stopPodSandbox(s.id, signal);
 }
 
@@ -91,7 +98,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     } else {
       for (const k of actions.containersToKill) {
         log.info('Killing container', { container: k.name, reason: k.reason, message: k.message });
-        await deps.runtime.stopContainer(k.id, grace, signal);
+        await stopContainer(deps, k.id, grace, signal);
       }
     }
     if (!actions.createSandbox && actions.sandboxId === '') return result;

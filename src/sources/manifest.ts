@@ -4,7 +4,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { Pod } from '../api/pod-types.js';
 import { decodePod } from '../api/pod-decode.js';
-import { validatePod } from '../api/pod-validate.js';
+import { isDns1123Subdomain, validatePod } from '../api/pod-validate.js';
 import { applyStaticPodDefaults, type StaticSource } from './static-pod.js';
 
 export type ManifestResult = { ok: true; pods: Pod[] } | { ok: false; error: string };
@@ -33,11 +33,16 @@ function parseText(text: string): { ok: true; value: unknown } | { ok: false; er
 
 function toPod(raw: unknown, ctx: ManifestContext, where = ''): { ok: true; pod: Pod } | { ok: false; error: string } {
   const decoded = decodePod(raw);
+  const pod = decoded.ok ? applyStaticPodDefaults(decoded.pod, ctx.node, ctx.source, ctx.location, ctx.now) : undefined;
   const problems = decoded.ok ? validatePod(decoded.pod) : decoded.problems;
-  if (problems.length > 0 || !decoded.ok) {
+  // The kubelet validates after the static-pod defaults: the name with its node suffix must be valid too.
+  if (pod && problems.length === 0 && !isDns1123Subdomain(pod.metadata.name)) {
+    problems.push({ field: 'metadata.name', message: `"${decoded.ok ? decoded.pod.metadata.name : ''}" is too long: with the node name it becomes "${pod.metadata.name}", over 253 characters` });
+  }
+  if (problems.length > 0 || !pod) {
     return { ok: false, error: problems.map((p) => `${where}${p.field || '(root)'}: ${p.message}`).join('; ') };
   }
-  return { ok: true, pod: applyStaticPodDefaults(decoded.pod, ctx.node, ctx.source, ctx.location, ctx.now) };
+  return { ok: true, pod };
 }
 
 /** One pod per file, as the kubelet's file source reads it. */

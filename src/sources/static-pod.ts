@@ -8,7 +8,9 @@
 // and location): stable for the same content, so a restarted agent adopts
 // what runs, and stable across edits, so an edit is an update in which only
 // the containers whose spec changed restart (and the sandbox only when its
-// own settings change).
+// own settings change). The config.hash annotation still hashes the content,
+// as the kubelet's does: it changes with every edit (what a mirror pod is
+// matched against).
 import { createHash } from 'node:crypto';
 import type { Pod } from '../api/pod-types.js';
 
@@ -39,6 +41,11 @@ export function staticPodUid(pod: Pod, node: string, source: StaticSource, locat
   return h.digest('hex');
 }
 
+/** The hash of a static pod's content (as defaulted, before its config annotations), its node and source. */
+export function staticPodContentHash(pod: Pod, node: string, source: StaticSource): string {
+  return createHash('md5').update(canonicalJson(pod)).update(`host:${node}`).update(`source:${source}`).digest('hex');
+}
+
 /** RFC 3339 with nanosecond digits, as the kubelet writes config.seen. */
 export function rfc3339Nano(d: Date): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
@@ -52,11 +59,12 @@ export function applyStaticPodDefaults(pod: Pod, node: string, source: StaticSou
   out.metadata.name = `${pod.metadata.name}-${node}`;
   if (out.metadata.namespace === '') out.metadata.namespace = 'default';
   out.spec.nodeName = node;
-  out.metadata.annotations = { ...out.metadata.annotations, [ANNOTATION_HASH]: uid, [ANNOTATION_SOURCE]: source, [ANNOTATION_SEEN]: rfc3339Nano(now) };
   if (source === 'file') {
     // File pods tolerate every NoExecute taint: they must run even on a node under pressure.
     out.spec.tolerations = [...(out.spec.tolerations ?? []), { operator: 'Exists', effect: 'NoExecute' }];
   }
+  const hash = staticPodContentHash(out, node, source);
+  out.metadata.annotations = { ...out.metadata.annotations, [ANNOTATION_HASH]: hash, [ANNOTATION_SOURCE]: source, [ANNOTATION_SEEN]: rfc3339Nano(now) };
   return out;
 }
 

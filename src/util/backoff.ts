@@ -14,7 +14,7 @@ export interface BackoffOptions {
 
 interface Entry {
   delayMs: number;
-  /** When the delay was last raised. */
+  /** When the delay was last raised: the moment of the restart (or pull) it allowed. */
   lastUpdateMs: number;
 }
 
@@ -29,24 +29,30 @@ export class KeyedBackoff {
     this.now = opts.now ?? Date.now;
   }
 
-  /** An entry left alone for twice the ceiling starts over: a container that ran 10 minutes is no longer crash-looping. */
-  private expired(e: Entry, now: number): boolean {
-    return now - e.lastUpdateMs > 2 * this.opts.maxMs;
+  /**
+   * An event more than twice the ceiling after the entry's last update starts
+   * over: a container that ran 10 minutes after its restart is no longer
+   * crash-looping, however long its back-off before that restart was.
+   */
+  private expired(e: Entry, eventMs: number): boolean {
+    return eventMs - e.lastUpdateMs > 2 * this.opts.maxMs;
   }
 
-  /** Records an attempt at `eventMs`: the first delay, or the previous one doubled up to the ceiling. */
+  /**
+   * Records an attempt made now for an event at `eventMs` (a container's exit):
+   * the first delay, or the previous one doubled up to the ceiling.
+   */
   next(key: string, eventMs: number = this.now()): number {
-    const now = this.now();
     const e = this.entries.get(key);
-    const delayMs = e === undefined || this.expired(e, now) ? this.opts.initialMs : Math.min(e.delayMs * 2, this.opts.maxMs);
-    this.entries.set(key, { delayMs, lastUpdateMs: eventMs });
+    const delayMs = e === undefined || this.expired(e, eventMs) ? this.opts.initialMs : Math.min(e.delayMs * 2, this.opts.maxMs);
+    this.entries.set(key, { delayMs, lastUpdateMs: this.now() });
     return delayMs;
   }
 
   /** Whether the key's current delay, counted from `eventMs`, has not yet passed. */
   inBackoffSince(key: string, eventMs: number): boolean {
     const e = this.entries.get(key);
-    if (e === undefined || this.expired(e, this.now())) return false;
+    if (e === undefined || this.expired(e, eventMs)) return false;
     return this.now() - eventMs < e.delayMs;
   }
 
@@ -60,7 +66,7 @@ export class KeyedBackoff {
   /** Remaining wait from `eventMs`, 0 when none. */
   remaining(key: string, eventMs: number): number {
     const e = this.entries.get(key);
-    if (e === undefined || this.expired(e, this.now())) return 0;
+    if (e === undefined || this.expired(e, eventMs)) return 0;
     return Math.max(0, e.delayMs - (this.now() - eventMs));
   }
 
@@ -72,7 +78,7 @@ export class KeyedBackoff {
     this.entries.delete(key);
   }
 
-  /** Drops expired entries (called from housekeeping). */
+  /** Drops entries not updated for twice the ceiling (called from the resync tick). */
   gc(): void {
     const now = this.now();
     for (const [k, e] of this.entries) if (this.expired(e, now)) this.entries.delete(k);

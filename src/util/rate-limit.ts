@@ -1,6 +1,6 @@
 // A token bucket (the kubelet's flowcontrol.NewTokenBucketRateLimiter):
-// `qps` tokens per second up to `burst`; take() waits for a token.
-import { abortableSleep } from '../lifecycle/abort.js';
+// `qps` tokens per second up to `burst`; tryTake() never waits (a pull over
+// the limit fails, as the kubelet's throttled image service does).
 
 export class TokenBucket {
   private tokens: number;
@@ -27,28 +27,6 @@ export class TokenBucket {
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;
-  }
-
-  /** Waits (abortably) until a token is available and takes it. */
-  async take(signal: AbortSignal): Promise<void> {
-    while (!this.tryTake()) await abortableSleep(Math.ceil(((1 - this.tokens) / this.qps) * 1000), signal);
-  }
-}
-
-/** A FIFO mutex: one holder at a time (serialized image pulls). */
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const prev = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((r) => (release = r));
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
   }
 }
 

@@ -36,7 +36,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
   const log = testLogger();
   const status = new StatusStore();
   const merger = new PodConfigMerger(['file']);
-  const images = new ImageManager({ images: runtime, serialize: true, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => undefined, log });
+  const images = new ImageManager({ images: runtime, maxParallel: 1, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => [], log });
   const manager = new PodManager({
     runtime,
     status,
@@ -53,7 +53,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
       nodeName: 'node-a',
       hostIP: '127.0.0.1',
       log,
-      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined }, podLogsDir: t.dir, cgroupParent: '' },
+      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: t.dir, cgroupParent: '' },
       container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
     },
   });
@@ -114,6 +114,20 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
     await h.until(() => !existsSync(logDir), 'log directory removed');
     expect(h.status.get(v1.metadata.uid)).toBeUndefined();
+  });
+
+  it.each([
+    [45, 45],
+    [1, 2],
+    [0, 2],
+  ])('stops containers with the grace period %i as a stop timeout of %i s (the kubelet gives at least 2 s)', async (grace, timeout) => {
+    const h = start();
+    const p = manifest(`grace-${grace}`, { terminationGracePeriodSeconds: grace });
+    h.set([p]);
+    await h.until(() => h.phase(p) === 'Running', 'Running');
+    h.set([]);
+    await h.until(() => h.runtime.containers().length === 0, 'teardown');
+    expect(h.runtime.callsOf('stopContainer').map(([, t]) => t)).toEqual([timeout]);
   });
 
   it('resyncs read the relist snapshot instead of asking the runtime per pod', async () => {
@@ -201,5 +215,16 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.phase(a) === 'Running', 'a running');
     expect(h.status.get(b.metadata.uid)!.status).toMatchObject({ phase: 'Failed', reason: 'OutOfpods' });
     expect(h.runtime.sandboxes()).toHaveLength(1);
+  });
+
+  it('finished pods do not count against the pod cap', async () => {
+    const h = start({ maxPods: 1, onStart: () => ({ exitAfterMs: 0, exitCode: 0 }) });
+    const done = manifest('done', { restartPolicy: 'Never' });
+    h.set([done]);
+    await h.until(() => h.phase(done) === 'Succeeded', 'done Succeeded');
+    const next = manifest('next', { restartPolicy: 'Never' });
+    h.set([done, next]);
+    await h.until(() => h.phase(next) === 'Succeeded', 'next admitted and run');
+    expect(h.status.get(next.metadata.uid)!.status.reason).toBeUndefined();
   });
 });

@@ -26,12 +26,12 @@ function deps(runtime: FakeRuntime, pullBackoff = new KeyedBackoff({ initialMs: 
   const log = testLogger();
   return {
     runtime,
-    images: new ImageManager({ images: runtime, serialize: true, backoff: pullBackoff, credentials: async () => undefined, log }),
+    images: new ImageManager({ images: runtime, maxParallel: 1, backoff: pullBackoff, credentials: async () => [], log }),
     crashBackoff: new KeyedBackoff({ initialMs: 10_000, maxMs: 300_000 }),
     nodeName: 'n',
     hostIP: '127.0.0.1',
     log,
-    sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined }, podLogsDir: tmp.dir, cgroupParent: '' },
+    sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: tmp.dir, cgroupParent: '' },
     container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 1 << 30, seccompDefault: false, emptyDirPath: () => tmp.dir },
   };
 }

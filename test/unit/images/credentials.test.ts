@@ -1,7 +1,7 @@
 import { chmodSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authFor, configFileCandidates, imageRegistry, loadKeyring } from '../../../src/images/credentials.js';
-import { CredentialPlugins, loadProviderConfig, matchesImage } from '../../../src/images/credential-plugins.js';
+import { authsFor, configFileCandidates, imageRegistry, loadKeyring, matchesImage, registryKey } from '../../../src/images/credentials.js';
+import { CredentialPlugins, loadProviderConfig } from '../../../src/images/credential-plugins.js';
 import { tempDir } from '../../helpers/agent-process.js';
 import { testLogger } from '../../helpers/test-logger.js';
 
@@ -23,9 +23,42 @@ describe('docker config credentials', () => {
     tmp.write('home/.docker/config.json', JSON.stringify({ auths: { 'other.io': { username: 'x', password: 'y' } } }));
     const { keyring, file } = await loadKeyring(configFileCandidates(root, `${tmp.dir}/cwd`, `${tmp.dir}/home`));
     expect(file).toBe(`${root}/config.json`);
-    expect(authFor('127.0.0.1:5002/test/busybox:v2', keyring)).toEqual({ username: 'user', password: 'pa:ss' });
-    expect(authFor('busybox', keyring)).toEqual({ username: 'u', password: 'p' });
-    expect(authFor('other.io/x', keyring)).toBeUndefined();
+    expect(authsFor('127.0.0.1:5002/test/busybox:v2', keyring)).toEqual([{ username: 'user', password: 'pa:ss' }]);
+    expect(authsFor('busybox', keyring)).toEqual([{ username: 'u', password: 'p' }]);
+    expect(authsFor('other.io/x', keyring)).toEqual([]);
+  });
+
+  it('passes over a file that does not parse, saying why, and uses the next one', async () => {
+    tmp.write('bad/root/config.json', '{"auths": {');
+    tmp.write('bad/cwd/config.json', JSON.stringify({ auths: [] }));
+    tmp.write('bad/home/.docker/config.json', JSON.stringify({ auths: { 'reg.io': { username: 'h', password: 'p' } } }));
+    const got = await loadKeyring(configFileCandidates(`${tmp.dir}/bad/root`, `${tmp.dir}/bad/cwd`, `${tmp.dir}/bad/home`));
+    expect(got.file).toBe(`${tmp.dir}/bad/home/.docker/config.json`);
+    expect(got.skipped.map((s) => s.file)).toEqual([`${tmp.dir}/bad/root/config.json`, `${tmp.dir}/bad/cwd/config.json`]);
+    expect(got.skipped[0]!.reason).toMatch(/JSON/);
+    expect(got.skipped[1]!.reason).toBe('"auths" is not an object');
+    expect(authsFor('reg.io/app', got.keyring)).toEqual([{ username: 'h', password: 'p' }]);
+  });
+
+  it.each([
+    ['https://127.0.0.1:5002/v2/', '127.0.0.1:5002'],
+    ['http://reg.io/v1/', 'reg.io'],
+    ['reg.io/team/', 'reg.io/team'],
+    ['https://index.docker.io/v1/', 'docker.io'],
+    ['reg.io/v2team', 'reg.io/v2team'],
+  ])('keyring key of %s is %s', (key, want) => expect(registryKey(key)).toBe(want));
+
+  it('matches keys as the kubelet keyring does: globs, ports, path prefixes, most specific first', () => {
+    const keyring = new Map([
+      ['*.reg.io', { username: 'glob', password: 'p' }],
+      ['eu.reg.io/team', { username: 'team', password: 'p' }],
+      ['eu.reg.io', { username: 'host', password: 'p' }],
+      ['eu.reg.io:5000', { username: 'port', password: 'p' }],
+    ]);
+    expect(authsFor('eu.reg.io/team/app:1', keyring).map((a) => a.username)).toEqual(['team', 'host', 'glob']);
+    expect(authsFor('eu.reg.io/other/app:1', keyring).map((a) => a.username)).toEqual(['host', 'glob']);
+    expect(authsFor('eu.reg.io:5000/app', keyring).map((a) => a.username)).toEqual(['port']);
+    expect(authsFor('reg.io/app', keyring)).toEqual([]);
   });
 });
 

@@ -30,7 +30,15 @@ describe('QoS class and OOM score', () => {
     [withResources({ limits: { cpu: '1', memory: '1Gi' } }), 'Guaranteed', -997],
     [withResources({ requests: { memory: '1Gi' } }), 'Burstable', 1000 - Math.floor(1000 / 8)],
     [withResources({ limits: { cpu: '1', memory: '1Gi' } }, {}), 'Burstable', 875],
-    [withResources({ requests: { memory: '16Gi' } }), 'Burstable', 2],
+    // Floor: above a Guaranteed container using all memory (1000 - 997).
+    [withResources({ requests: { memory: '16Gi' } }), 'Burstable', 3],
+    [withResources({ requests: { memory: '1' } }), 'Burstable', 999],
+    // Node-critical static pods are the last to be killed, whatever their QoS.
+    [pod({ priorityClassName: 'system-node-critical' }, { annotations: { 'platform.io/config.source': 'file' } }), 'BestEffort', -997],
+    [pod({ priorityClassName: 'system-node-critical', priority: 2_000_001_000 }), 'BestEffort', -997],
+    // From the API with an ordinary priority it is not critical.
+    [pod({ priorityClassName: 'system-node-critical' }, { annotations: { 'platform.io/config.source': 'api' } }), 'BestEffort', 1000],
+    [pod({ priorityClassName: 'system-cluster-critical' }, { annotations: { 'platform.io/config.source': 'file' } }), 'BestEffort', 1000],
   ])('%#', (p, qos, oom) => {
     expect(qosClass(p)).toBe(qos);
     expect(oomScoreAdj(p, p.spec.containers[0]!, 8 * GI)).toBe(oom);
@@ -44,6 +52,7 @@ describe('CPU and memory', () => {
     [{}, s, { cpuShares: 2, cpuQuota: 0, cpuPeriod: 0, memoryLimitInBytes: 0 }],
     [{ limits: { cpu: '1m' } }, s, { cpuShares: 2, cpuQuota: 1000, cpuPeriod: 100_000 }],
     [{ limits: { cpu: '2' } }, { ...s, cpuCFSQuota: false }, { cpuShares: 2048, cpuQuota: 0, cpuPeriod: 0 }],
+    [{ requests: { cpu: '300' } }, s, { cpuShares: 262_144, cpuQuota: 0 }],
     [{ limits: { cpu: '1' } }, { ...s, cpuCFSQuotaPeriodMs: 50 }, { cpuQuota: 50_000, cpuPeriod: 50_000 }],
   ])('%j', (r, settings, want) => {
     const p = withResources(r);
@@ -98,7 +107,7 @@ describe('environment', () => {
 
 describe('sandbox DNS', () => {
   const host = parseResolvConf('# comment\nnameserver 192.0.2.53\nsearch corp.example lab.example\noptions edns0 ndots:2\n');
-  const node = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', host };
+  const node = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', host, nodeIPs: ['192.0.2.10'] };
   it('parses resolv.conf', () => expect(host).toEqual({ servers: ['192.0.2.53'], searches: ['corp.example', 'lab.example'], options: ['edns0', 'ndots:2'] }));
   it.each([
     ['ClusterFirst', false, { servers: ['10.96.0.10'], searches: ['prod.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example', 'lab.example'], options: ['ndots:5'] }],
@@ -111,6 +120,18 @@ describe('sandbox DNS', () => {
   it('ClusterFirst without --cluster-dns falls back to the host resolver', () => {
     expect(podDns(pod({}), { ...node, clusterDNS: [] })).toEqual(host);
   });
+  it.each([
+    [['192.0.2.10'], ['127.0.0.1']],
+    [['2001:db8::10'], ['::1']],
+    [['192.0.2.10', '2001:db8::10'], ['127.0.0.1', '::1']],
+    [[], ['127.0.0.1']],
+  ])('--resolv-conf="" with node IPs %j: Default gets a loopback resolver %j and search "."', (nodeIPs, servers) => {
+    const none = { ...node, host: undefined, nodeIPs };
+    expect(podDns(pod({ dnsPolicy: 'Default' }), none)).toEqual({ servers, searches: ['.'], options: [] });
+    // ClusterFirst without cluster DNS falls back to it too; with cluster DNS the cluster's resolver applies.
+    expect(podDns(pod({}), { ...none, clusterDNS: [] })).toEqual({ servers, searches: ['.'], options: [] });
+    expect(podDns(pod({}), none).servers).toEqual(['10.96.0.10']);
+  });
   it('None takes dnsConfig alone; dnsConfig options override', () => {
     expect(podDns(pod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], options: [{ name: 'ndots', value: '1' }] } }), node)).toEqual({ servers: ['1.1.1.1'], searches: [], options: ['ndots:1'] });
     expect(podDns(pod({ dnsPolicy: 'Default', dnsConfig: { options: [{ name: 'ndots', value: '3' }] } }), node)?.options).toEqual(['edns0', 'ndots:3']);
@@ -118,7 +139,7 @@ describe('sandbox DNS', () => {
 });
 
 describe('sandbox config', () => {
-  const settings = { dns: { clusterDNS: [], clusterDomain: '', host: undefined }, podLogsDir: '/var/log/pods', cgroupParent: '' };
+  const settings = { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['192.0.2.10'] }, podLogsDir: '/var/log/pods', cgroupParent: '' };
   it('host network: no hostname, node namespaces, host ports mapped', () => {
     const p = pod({ hostNetwork: true, containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: 8080, hostPort: 8080 }, { containerPort: 9090 }] }] });
     const cfg = sandboxConfig(p, 2, settings);

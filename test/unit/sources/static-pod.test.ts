@@ -18,7 +18,7 @@ describe('static pod identity', () => {
     expect(p.metadata.namespace).toBe('default');
     expect(p.spec.nodeName).toBe('node-a');
     expect(p.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
-    expect(p.metadata.annotations).toEqual({ 'platform.io/config.hash': p.metadata.uid, 'platform.io/config.source': 'file', 'platform.io/config.seen': '2026-11-22T00:00:00.000000000Z' });
+    expect(p.metadata.annotations).toEqual({ 'platform.io/config.hash': expect.stringMatching(/^[0-9a-f]{32}$/) as string, 'platform.io/config.source': 'file', 'platform.io/config.seen': '2026-11-22T00:00:00.000000000Z' });
     expect(p.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
   });
   it('the UID is stable for the same pod, source and node, also across edits, and differs otherwise', () => {
@@ -30,6 +30,13 @@ describe('static pod identity', () => {
     expect(uid(pod())).not.toBe(uid(pod(), 'other'));
     expect(uid(pod())).not.toBe(uid(pod(), 'n', '/m/b.yaml'));
     expect(uid(pod())).not.toBe(uid(pod(), 'n', '/m/a.yaml', 'http'));
+  });
+  it('config.hash hashes the content: the same for the same manifest, new with every edit', () => {
+    const hash = (p: Pod, node = 'n', t = t0) => applyStaticPodDefaults(p, node, 'file', '/m/a.yaml', t).metadata.annotations!['platform.io/config.hash'];
+    expect(hash(pod())).toBe(hash(pod(), 'n', new Date('2030-01-01T00:00:00Z')));
+    expect(hash(pod())).not.toBe(hash(pod('i:2')));
+    expect(hash(pod())).not.toBe(hash(pod(), 'other'));
+    expect(hash(pod())).not.toBe(applyStaticPodDefaults(pod(), 'n', 'file', '/m/a.yaml', t0).metadata.uid);
   });
   it('keeps a UID the manifest gives', () => {
     expect(applyStaticPodDefaults(pod('i:1', { uid: 'given' }), 'n', 'file', '/m', t0).metadata.uid).toBe('given');
@@ -62,6 +69,14 @@ describe('manifests', () => {
     const r = podFromFile(text, ctx);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toContain(want);
+  });
+  it('the name with its node suffix must stay a valid name (at most 253 characters)', () => {
+    const named = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i:1' }] } });
+    const fits = podFromFile(named('a'.repeat(251)), ctx);
+    expect(fits.ok && fits.pods[0]!.metadata.name).toBe(`${'a'.repeat(251)}-n`);
+    const long = podFromFile(named('a'.repeat(252)), ctx);
+    expect(long.ok).toBe(false);
+    if (!long.ok) expect(long.error).toContain(`metadata.name: "${'a'.repeat(252)}" is too long: with the node name it becomes`);
   });
   it('a PodList from a URL; one bad item rejects the list', () => {
     const item = (name: string, image = 'i:1') => ({ metadata: { name }, spec: { containers: [{ name: 'c', image }] } });

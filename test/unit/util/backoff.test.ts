@@ -21,6 +21,30 @@ describe('KeyedBackoff (CrashLoopBackOff timing)', () => {
     expect(b.inBackoffSince('k', now)).toBe(false);
     expect(b.next('k', now)).toBe(10_000);
   });
+  it('counts 10 minutes of running from the restart, not from the exit before the back-off', () => {
+    let now = 0;
+    const b = new KeyedBackoff({ initialMs: 10_000, maxMs: 300_000, now: () => now });
+    // A container crash-looping up to the ceiling: each exit waits out its delay, then restarts.
+    let exit = 0;
+    for (;;) {
+      now = exit + b.current('k');
+      if (b.next('k', exit) === 300_000) break;
+      exit = now + 1_000;
+    }
+    const restartedAt = now;
+    // It runs 6 minutes this time: still crash-looping, the delay stays at the ceiling.
+    exit = restartedAt + 360_000;
+    now = exit;
+    expect(b.inBackoffSince('k', exit)).toBe(true);
+    expect(b.remaining('k', exit)).toBe(300_000);
+    now = exit + 300_000;
+    expect(b.next('k', exit)).toBe(300_000);
+    // After the next restart it runs 10 minutes and a second: the back-off starts over.
+    exit = now + 600_001;
+    now = exit;
+    expect(b.inBackoffSince('k', exit)).toBe(false);
+    expect(b.next('k', exit)).toBe(10_000);
+  });
   it('keys are independent and gc drops expired ones', () => {
     let now = 0;
     const b = new KeyedBackoff({ initialMs: 1000, maxMs: 4000, now: () => now });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Mutex, Semaphore, TokenBucket } from '../../../src/util/rate-limit.js';
+import { Semaphore, TokenBucket } from '../../../src/util/rate-limit.js';
 
 describe('Semaphore', () => {
   it('never lets more than the limit run, and serves waiters in order', async () => {
@@ -53,13 +53,7 @@ describe('Semaphore', () => {
   });
 });
 
-describe('Mutex and TokenBucket', () => {
-  it('Mutex runs one at a time', async () => {
-    const m = new Mutex();
-    const seen: string[] = [];
-    await Promise.all(['a', 'b', 'c'].map((x) => m.run(async () => { seen.push(`${x}+`); await Promise.resolve(); seen.push(`${x}-`); })));
-    expect(seen).toEqual(['a+', 'a-', 'b+', 'b-', 'c+', 'c-']);
-  });
+describe('TokenBucket', () => {
   it('TokenBucket allows a burst, then qps', () => {
     let now = 0;
     const b = new TokenBucket(2, 3, () => now);
