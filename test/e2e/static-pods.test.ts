@@ -2,11 +2,13 @@
 // reaches Running; an edit restarts only the changed container; deleting the
 // file tears the pod down; a bad manifest is reported once and leaves the
 // other pods alone, and fixing it starts its pod.
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { CriRuntime } from '../../src/cri/grpc-client.js';
 import {
   LABEL_POD_UID,
+  NODE,
   container,
   createNode,
   criClient,
@@ -22,6 +24,7 @@ import {
   podUid,
   running,
   staticName,
+  waitFor,
   waitForLineAfter,
   type Node,
 } from './helpers/agent-node.js';
@@ -72,6 +75,34 @@ describe.skipIf(skip)('static pods on a real containerd', () => {
     const started = await waitForLineAfter(agent, logLine('Started container', { container: 'main' }));
     expect(field(started, 'containerID')).toBe(c.id);
   }, 40_000);
+
+  it('a pod on the pod network gets its address from CNI and its own hostname; its container sees both; teardown releases it', async () => {
+    node = createNode(rt, cri);
+    // Nothing connects to the pod: the container only prints what the agent gave it.
+    const script = "echo ip=$POD_IP host=$(hostname); trap 'exit 0' TERM; while true; do sleep 1 & wait; done";
+    const env = [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }];
+    node.writeManifest('net.yaml', pod('net', [container('main', ['sh', '-c', script], { env })], { hostNetwork: false }));
+    const agent = await node.start();
+    const uid = await podUid(agent, 'net');
+    const main = await running(cri, uid, 'main', 20_000, agent);
+    const [sandbox] = await podSandboxes(cri, uid);
+    const status = await cri.podSandboxStatus(sandbox!.id);
+    expect(status.ip).toMatch(/^10\.99\.\d+\.\d+$/);
+    expect(status.namespaceOptions.network).not.toBe('NODE');
+    const printed = await waitFor('the container prints its address', 10_000, () => {
+      try {
+        return /ip=(\S*) host=(\S*)/.exec(readFileSync(main.logPath, 'utf8')) ?? undefined;
+      } catch {
+        return undefined;
+      }
+    }, agent);
+    expect(printed[1]).toBe(status.ip);
+    expect(printed[2]).toBe(`net-${NODE}`);
+    await phase(agent, 'net', 'Running', { timeoutMs: 10_000 });
+
+    node.removeManifest('net.yaml');
+    await waitFor('pod network sandbox removed', 20_000, async () => (await podSandboxes(cri, uid)).length === 0, agent);
+  });
 
   it('restarts only the container whose spec changed when the manifest is edited', async () => {
     node = createNode(rt, cri);

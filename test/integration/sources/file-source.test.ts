@@ -121,4 +121,28 @@ describe('file source', () => {
     const missing = await start(join(t.dir, 'nope'));
     expect(missing.sets).toEqual([[]]);
   });
+
+  it('while many new manifests are parsed, hands on the pods so far (in file order), then the complete set', async () => {
+    const t = tempDir();
+    stops.push(async () => t.cleanup());
+    // The directory appears with all its files at once (a rename), so one scan finds them all.
+    const names = Array.from({ length: 300 }, (_, i) => `p${String(i).padStart(3, '0')}`);
+    for (const n of names) t.write(`stage/${n}.yaml`, manifest(n));
+    const h = await start(join(t.dir, 'm'), 100);
+    expect(h.sets).toEqual([[]]);
+    renameSync(join(t.dir, 'stage'), join(t.dir, 'm'));
+    await h.until((n) => n.length === 300);
+    const during = h.sets.slice(1, -1).map((set) => set.map((p) => p.metadata.name));
+    expect(during.length).toBeGreaterThan(1);
+    expect(during[0]!.length).toBeLessThan(100);
+    for (const set of during) expect(set).toEqual(names.slice(0, set.length).map((n) => `${n}-node-a`));
+  });
+
+  it('the first scan hands on only the complete set: a partial one would make other pods look orphaned', async () => {
+    const t = tempDir();
+    stops.push(async () => t.cleanup());
+    for (let i = 0; i < 300; i++) t.write(`p${i}.yaml`, manifest(`p${i}`));
+    const h = await start(t.dir);
+    expect(h.sets.map((s) => s.length)).toEqual([300]);
+  });
 });
