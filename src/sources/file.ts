@@ -42,10 +42,10 @@ interface FileState {
  * rename-into-place or truncate changes one of them. 110 manifests written at
  * once raise 110 events, each a full rescan; without this each re-parses them all.
  */
+const stampOf = (s: BigIntStats): string => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+
 /** While a scan parses many files, the pods parsed so far are handed on this often. */
 const PARTIAL_EVERY_MS = 20;
-
-const stampOf = (s: BigIntStats): string => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 
 export function createFileSource(opts: FileSourceOptions): Component {
   const path = resolve(opts.path);
