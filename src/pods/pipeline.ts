@@ -91,9 +91,14 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
   const candidates = configFileCandidates(flags.rootDirectory, process.cwd(), process.env['HOME']);
   const credLog = log.child({ component: 'credentials' });
   // The kubelet's keyring order: docker config files (".dockercfg" sorts first), then the plugins.
+  const reported = new Set<string>(); // a bad file is reported once per problem, not at every pull
   const credentials = async (image: string): Promise<AuthConfig[]> => {
     const { keyring, skipped } = await loadKeyring(candidates);
-    for (const s of skipped) credLog.warn('Skipping a registry credentials file that does not parse', { file: s.file, reason: s.reason });
+    for (const s of skipped) {
+      if (reported.has(`${s.file}\0${s.reason}`)) continue;
+      reported.add(`${s.file}\0${s.reason}`);
+      credLog.warn('Skipping a registry credentials file that does not parse', { file: s.file, reason: s.reason });
+    }
     const fromPlugin = await plugins?.lookup(image);
     return [...authsFor(image, keyring), ...(fromPlugin ? [fromPlugin] : [])];
   };
