@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuthConfig } from '../cri/types.js';
+import type { AgentLogger } from '../log/index.js';
 
 export interface DockerAuthEntry {
   username?: string;
@@ -139,5 +140,31 @@ function toAuthConfig(entry: DockerAuthEntry): AuthConfig {
     ...(password ? { password } : {}),
     ...(entry.identitytoken ? { identityToken: entry.identitytoken } : {}),
     ...(entry.registrytoken ? { registryToken: entry.registrytoken } : {}),
+  };
+}
+
+/**
+ * Credentials to try for an image, in the kubelet's keyring order: docker
+ * config files first (its ".dockercfg" provider sorts first), then a
+ * credential-provider plugin's answer. The files are read at every lookup, so
+ * edits apply to the next pull; a file that does not parse is reported once
+ * per problem.
+ */
+export function credentialLookup(
+  candidates: ReturnType<typeof configFileCandidates>,
+  plugins: { lookup(image: string): Promise<AuthConfig | undefined> } | undefined,
+  log: AgentLogger,
+): (image: string) => Promise<AuthConfig[]> {
+  const reported = new Set<string>();
+  return async (image) => {
+    const { keyring, skipped } = await loadKeyring(candidates);
+    for (const s of skipped) {
+      const key = `${s.file}\0${s.reason}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      log.warn('Skipping a registry credentials file that does not parse', { file: s.file, reason: s.reason });
+    }
+    const fromPlugin = await plugins?.lookup(image);
+    return [...authsFor(image, keyring), ...(fromPlugin ? [fromPlugin] : [])];
   };
 }

@@ -7,13 +7,12 @@ import { isIP } from 'node:net';
 import type { AgentConfiguration } from '../config/options.js';
 import type { AgentFlags } from '../config/flag-options.js';
 import { effectiveMaxPods, maxParallelImagePulls, registryRateLimit } from '../config/effective.js';
-import type { AuthConfig } from '../cri/types.js';
 import type { Component } from '../lifecycle/component.js';
 import type { LivenessRegistry } from '../lifecycle/liveness.js';
 import type { AgentLogger } from '../log/index.js';
 import { nodeName } from '../node/name.js';
 import { ImageManager } from '../images/manager.js';
-import { authsFor, configFileCandidates, loadKeyring } from '../images/credentials.js';
+import { configFileCandidates, credentialLookup } from '../images/credentials.js';
 import { CredentialPlugins, loadProviderConfig } from '../images/credential-plugins.js';
 import { createPleg } from '../pleg/generic.js';
 import { PodConfigMerger, type SourceName } from '../sources/merger.js';
@@ -90,18 +89,6 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
 
   const candidates = configFileCandidates(flags.rootDirectory, process.cwd(), process.env['HOME']);
   const credLog = log.child({ component: 'credentials' });
-  // The kubelet's keyring order: docker config files (".dockercfg" sorts first), then the plugins.
-  const reported = new Set<string>(); // a bad file is reported once per problem, not at every pull
-  const credentials = async (image: string): Promise<AuthConfig[]> => {
-    const { keyring, skipped } = await loadKeyring(candidates);
-    for (const s of skipped) {
-      if (reported.has(`${s.file}\0${s.reason}`)) continue;
-      reported.add(`${s.file}\0${s.reason}`);
-      credLog.warn('Skipping a registry credentials file that does not parse', { file: s.file, reason: s.reason });
-    }
-    const fromPlugin = await plugins?.lookup(image);
-    return [...authsFor(image, keyring), ...(fromPlugin ? [fromPlugin] : [])];
-  };
   const plugins =
     flags.imageCredentialProviderConfig !== ''
       ? new CredentialPlugins(await loadProviderConfig(flags.imageCredentialProviderConfig), flags.imageCredentialProviderBinDir, credLog)
@@ -111,7 +98,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     maxParallel: maxParallelImagePulls(cfg),
     rateLimit: registryRateLimit(cfg),
     backoff: new KeyedBackoff(IMAGE_PULL_BACKOFF),
-    credentials,
+    credentials: credentialLookup(candidates, plugins, credLog),
     log: log.child({ component: 'images' }),
   });
   const status = new StatusStore();

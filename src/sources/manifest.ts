@@ -3,7 +3,7 @@
 // naming the field, for one log line.
 import { parseAllDocuments } from 'yaml';
 import type { Pod } from '../api/pod-types.js';
-import { decodePod } from '../api/pod-decode.js';
+import { decodePod, type DecodeProblem } from '../api/pod-decode.js';
 import { isDns1123Subdomain, validatePod } from '../api/pod-validate.js';
 import { applyStaticPodDefaults, type StaticSource } from './static-pod.js';
 
@@ -32,15 +32,15 @@ function parseText(text: string): { ok: true; value: unknown } | { ok: false; er
 }
 
 function toPod(raw: unknown, ctx: ManifestContext, where = ''): { ok: true; pod: Pod } | { ok: false; error: string } {
+  const fail = (problems: readonly DecodeProblem[]) => ({ ok: false as const, error: problems.map((p) => `${where}${p.field || '(root)'}: ${p.message}`).join('; ') });
   const decoded = decodePod(raw);
-  const pod = decoded.ok ? applyStaticPodDefaults(decoded.pod, ctx.node, ctx.source, ctx.location, ctx.now) : undefined;
-  const problems = decoded.ok ? validatePod(decoded.pod) : decoded.problems;
+  if (!decoded.ok) return fail(decoded.problems);
+  const problems = validatePod(decoded.pod);
+  if (problems.length > 0) return fail(problems);
+  const pod = applyStaticPodDefaults(decoded.pod, ctx.node, ctx.source, ctx.location, ctx.now);
   // The kubelet validates after the static-pod defaults: the name with its node suffix must be valid too.
-  if (pod && problems.length === 0 && !isDns1123Subdomain(pod.metadata.name)) {
-    problems.push({ field: 'metadata.name', message: `"${decoded.ok ? decoded.pod.metadata.name : ''}" is too long: with the node name it becomes "${pod.metadata.name}", over 253 characters` });
-  }
-  if (problems.length > 0 || !pod) {
-    return { ok: false, error: problems.map((p) => `${where}${p.field || '(root)'}: ${p.message}`).join('; ') };
+  if (!isDns1123Subdomain(pod.metadata.name)) {
+    return fail([{ field: 'metadata.name', message: `"${decoded.pod.metadata.name}" is too long: with the node name it becomes "${pod.metadata.name}", over 253 characters` }]);
   }
   return { ok: true, pod };
 }

@@ -1,9 +1,9 @@
 import { chmodSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authsFor, configFileCandidates, imageRegistry, loadKeyring, matchesImage, registryKey } from '../../../src/images/credentials.js';
+import { authsFor, configFileCandidates, credentialLookup, imageRegistry, loadKeyring, matchesImage, registryKey } from '../../../src/images/credentials.js';
 import { CredentialPlugins, loadProviderConfig } from '../../../src/images/credential-plugins.js';
 import { tempDir } from '../../helpers/agent-process.js';
-import { testLogger } from '../../helpers/test-logger.js';
+import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -38,6 +38,17 @@ describe('docker config credentials', () => {
     expect(got.skipped[0]!.reason).toMatch(/JSON/);
     expect(got.skipped[1]!.reason).toBe('"auths" is not an object');
     expect(authsFor('reg.io/app', got.keyring)).toEqual([{ username: 'h', password: 'p' }]);
+  });
+
+  it('looks up docker config credentials first, then the plugin, and reports a bad file once', async () => {
+    tmp.write('lookup/root/config.json', '{not json');
+    tmp.write('lookup/home/.docker/config.json', JSON.stringify({ auths: { 'reg.io': { username: 'file', password: 'p' } } }));
+    const records: LogRecord[] = [];
+    const plugin = { lookup: async (image: string) => (image.startsWith('reg.io/') ? { username: 'plugin', password: 'p' } : undefined) };
+    const lookup = credentialLookup(configFileCandidates(`${tmp.dir}/lookup/root`, `${tmp.dir}/lookup/cwd`, `${tmp.dir}/lookup/home`), plugin, testLogger(records));
+    expect((await lookup('reg.io/app:1')).map((a) => a.username)).toEqual(['file', 'plugin']);
+    expect(await lookup('other.io/app:1')).toEqual([]);
+    expect(records.filter((r) => r.level === 'warn').map((r) => r.fields['file'])).toEqual([`${tmp.dir}/lookup/root/config.json`]);
   });
 
   it.each([
