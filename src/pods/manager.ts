@@ -10,7 +10,7 @@ import type { Pod } from '../api/pod-types.js';
 import { podRef } from '../api/pod-types.js';
 import type { RuntimeService } from '../cri/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
-import { waitForAbort } from '../lifecycle/abort.js';
+import { onAbort, waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { computePodStatus } from '../status/compute.js';
@@ -21,6 +21,13 @@ import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
 
 /** The kubelet's retry after a failed pod sync. */
 export const POD_ERROR_BACKOFF_MS = 10_000;
+
+/**
+ * How long a sync waits for a relist newer than its pod's last sync before it
+ * reads the runtime itself: two relist periods, so only a stuck or failing PLEG
+ * costs the per-pod reads.
+ */
+export const RELIST_WAIT_MS = 2_000;
 
 export interface PodManagerOptions {
   runtime: RuntimeService;
@@ -42,6 +49,8 @@ interface Worker {
   /** performance.now() when this pod's last sync finished: a relist begun later has seen all it did. */
   syncedAt: number;
   again: boolean;
+  /** Waiting for the next relist: a relist reporting this pod changed needs no further sync. */
+  awaitingRelist: boolean;
   timer?: NodeJS.Timeout;
   timerAt?: number;
   done?: Promise<void>;
@@ -58,6 +67,7 @@ export class PodManager {
   private orphansChecked = false;
   /** The latest relist: the runtime state of every managed pod, and when that relist began. */
   private snapshot: { pods: ReadonlyMap<string, ObservedPod>; startedAt: number } | undefined;
+  private readonly relistWaiters = new Set<() => void>();
   private readonly now: () => Date;
 
   constructor(private readonly opts: PodManagerOptions) {
@@ -109,7 +119,8 @@ export class PodManager {
   /** After each relist: pods whose runtime state changed get a sync; once all sources reported, orphans go. */
   onRelist(changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>, startedAt: number): void {
     this.snapshot = { pods: snapshot, startedAt };
-    for (const uid of changed) this.kick(uid);
+    for (const wake of this.relistWaiters) wake();
+    for (const uid of changed) if (this.workers.get(uid)?.awaitingRelist !== true) this.kick(uid);
     if (!this.orphansChecked && this.opts.allSourcesSeen()) {
       this.orphansChecked = true;
       for (const uid of snapshot.keys()) if (!this.desired.has(uid)) this.kick(uid);
@@ -121,7 +132,7 @@ export class PodManager {
     if (this.signal?.aborted) return;
     let w = this.workers.get(uid);
     if (!w) {
-      w = { busy: false, again: false, syncedAt: -Infinity };
+      w = { busy: false, again: false, awaitingRelist: false, syncedAt: -Infinity };
       this.workers.set(uid, w);
     }
     if (delayMs > 0) {
@@ -158,15 +169,48 @@ export class PodManager {
   }
 
   /**
-   * The pod's runtime state, no older than its last sync: from the latest relist
-   * when that began after the sync finished (the kubelet's GetNewerThan), else
-   * read fresh. A sync must not act on a stale view: it could start a second
-   * copy of a container it just started.
+   * The pod's runtime state, no older than its last sync. A sync must not act
+   * on a stale view: it could start a second copy of a container it just
+   * started. Like the kubelet's pod cache (GetNewerThan), this waits for a
+   * relist begun after the last sync instead of asking the runtime per pod;
+   * the runtime is read directly only before the first relist and when none
+   * comes within RELIST_WAIT_MS.
    */
   private async observe(uid: string, w: Worker | undefined, signal: AbortSignal): Promise<ObservedPod> {
-    const snap = this.snapshot;
-    if (snap && w && snap.startedAt > w.syncedAt) return snap.pods.get(uid) ?? emptyObserved(uid);
+    const syncedAt = w?.syncedAt ?? -Infinity;
+    if (this.snapshot !== undefined && w !== undefined) {
+      // A relist already under way when the sync finished may not have seen all it did: wait for a later one.
+      const deadline = performance.now() + RELIST_WAIT_MS;
+      w.awaitingRelist = true;
+      try {
+        while (this.snapshot.startedAt <= syncedAt && !signal.aborted) {
+          const left = deadline - performance.now();
+          if (left <= 0) break;
+          await this.nextRelist(left, signal);
+        }
+      } finally {
+        w.awaitingRelist = false;
+      }
+      const snap = this.snapshot;
+      if (snap.startedAt > syncedAt) return snap.pods.get(uid) ?? emptyObserved(uid);
+    }
     return observePod(this.opts.runtime, uid, signal);
+  }
+
+  /** Resolves at the next relist, after `ms`, or when `signal` aborts. */
+  private nextRelist(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let detach = (): void => {};
+      const done = (): void => {
+        clearTimeout(timer);
+        detach();
+        this.relistWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.relistWaiters.add(done);
+      detach = onAbort(signal, done);
+    });
   }
 
   private async syncOnce(uid: string): Promise<void> {
