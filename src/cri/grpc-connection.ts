@@ -38,6 +38,8 @@ export const CHANNEL_OPTIONS: GrpcJs.ChannelOptions = {
   'grpc.max_send_message_length': 16 << 20,
   // Each client owns its connections: closing one never affects another to the same socket.
   'grpc.use_local_subchannel_pool': 1,
+  // Nothing reads channelz here; its per-call bookkeeping was ~10 % of a call's CPU (~30 of ~300 µs).
+  'grpc.enable_channelz': 0,
 };
 
 interface PreparedMethod {
@@ -51,6 +53,7 @@ interface PreparedMethod {
 
 export class Connection {
   private readonly client: GrpcJs.Client;
+  private readonly channel: GrpcJs.ChannelInterface;
   private readonly prepared = new Map<CriMethod, PreparedMethod>();
   private closed = false;
 
@@ -61,6 +64,7 @@ export class Connection {
     private readonly log: CriLog,
   ) {
     this.client = new grpc.Client(endpoint.target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.channel = this.client.getChannel();
   }
 
   /**
@@ -68,45 +72,71 @@ export class Connection {
    * CriError for any gRPC status, with `signal.reason` when the caller's signal
    * aborts (the call is cancelled on the wire), and with an EINTERNAL
    * AgentError when the arguments cannot be encoded.
+   *
+   * The call goes on the client's channel directly, as grpc-js's Client does
+   * underneath: the Client's interceptor layer (which the agent has no use
+   * for) cost about 30 % of a call's CPU, ~65 of ~215 µs, and a node with 110
+   * pods makes hundreds of calls a minute. The channel still does the rest:
+   * connection management, deadlines, framing, status.
    */
   call<M extends CriMethod>(method: M, args: CriMethodArgs[M], deadlineMs: number | undefined, signal?: AbortSignal): Promise<CriResult<M>> {
     const codec = METHODS[method];
     const m = this.prepare(method);
     if (this.closed) return Promise.reject(new CriError('CANCELLED', 'the CRI client is closed', { method: m.name, endpoint: this.endpoint.endpoint }));
     if (signal?.aborted === true) return Promise.reject(signal.reason);
-    let request: object;
+    let bytes: Buffer;
     try {
-      request = codec.encodeRequest(args);
+      bytes = m.serialize(codec.encodeRequest(args));
     } catch (err) {
       return Promise.reject(err);
     }
     const started = performance.now();
+    const { status } = this.grpc;
     return new Promise<CriResult<M>>((resolve, reject) => {
       let settled = false;
       let detach = (): void => {};
-      const options: GrpcJs.CallOptions = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
-      const call = this.client.makeUnaryRequest<object, object>(m.path, m.serialize, m.deserialize, request, new this.grpc.Metadata(), options, (err, res) => {
-        detach();
-        if (settled) return;
-        settled = true;
-        if (err !== null) {
-          const e = criErrorFromStatus(err.code, err.details, { method: m.name, endpoint: this.endpoint.endpoint, cause: err });
-          this.trace(m.name, started, e.status);
-          reject(e);
-          return;
-        }
-        this.trace(m.name, started, 'OK');
-        try {
-          resolve(m.decoded ? (res as CriResult<M>) : codec.decodeResponse(res ?? {}));
-        } catch (decodeErr) {
-          reject(decodeErr);
-        }
+      let response: Buffer | undefined;
+      let extra = false;
+      const fail = (code: number, details: string, cause?: unknown): void => {
+        const e = criErrorFromStatus(code, details, { method: m.name, endpoint: this.endpoint.endpoint, ...(cause === undefined ? {} : { cause }) });
+        this.trace(m.name, started, e.status);
+        reject(e);
+      };
+      const call = this.channel.createCall(m.path, deadlineMs === undefined ? Infinity : Date.now() + deadlineMs, undefined, null, undefined);
+      call.start(new this.grpc.Metadata(), {
+        onReceiveMetadata: () => {},
+        onReceiveMessage: (message: Buffer) => {
+          if (response === undefined) response = message;
+          else extra = true;
+          call.startRead(); // drain whatever else a misbehaving server sends, so its status arrives
+        },
+        onReceiveStatus: (s) => {
+          detach();
+          if (settled) return;
+          settled = true;
+          if (s.code !== status.OK) return fail(s.code, s.details, Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: s.metadata }));
+          // What grpc-js's Client reports for a unary answer with no or several messages.
+          if (response === undefined) return fail(status.UNIMPLEMENTED, 'No message received');
+          if (extra) return fail(status.UNIMPLEMENTED, 'Too many responses received');
+          let result: CriResult<M>;
+          try {
+            const wire = m.deserialize(response);
+            result = m.decoded ? (wire as CriResult<M>) : codec.decodeResponse(wire);
+          } catch (decodeErr) {
+            return fail(status.INTERNAL, `Response message parsing error: ${(decodeErr as Error).message}`, decodeErr);
+          }
+          this.trace(m.name, started, 'OK');
+          resolve(result);
+        },
       });
+      call.sendMessageWithContext({}, bytes);
+      call.halfClose();
+      call.startRead();
       if (signal !== undefined) {
         detach = onAbort(signal, (reason) => {
           if (settled) return;
           settled = true;
-          call.cancel();
+          call.cancelWithStatus(status.CANCELLED, 'Cancelled on client');
           this.trace(m.name, started, 'CANCELLED');
           reject(reason);
         });

@@ -368,3 +368,60 @@ describe('CRI client over gRPC: handshake and runtime restarts', () => {
     expect(await cri.listContainers()).toEqual([]);
   });
 });
+
+describe('CRI client over gRPC: malformed answers', () => {
+  /** A bare HTTP/2 server: Version answers properly, the rest as `answer` says. */
+  async function rawServer(answer: (path: string) => Buffer[]): Promise<{ endpoint: string; close: () => Promise<void> }> {
+    const { createServer } = await import('node:http2');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(`${tmpdir()}/cri-raw-`);
+    const frame = (body: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, 0, body.length]), body]);
+    const srv = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const path = req.headers[':path'] ?? '';
+        // VersionResponse{runtime_name: "raw", runtime_api_version: "v1"}
+        const bodies = path.endsWith('/Version') ? [Buffer.from([0x12, 3, 0x72, 0x61, 0x77, 0x22, 2, 0x76, 0x31])] : answer(path);
+        res.writeHead(200, { 'content-type': 'application/grpc' });
+        for (const b of bodies) res.write(frame(b));
+        res.addTrailers({ 'grpc-status': '0' });
+        res.end();
+      });
+    });
+    const sessions = new Set<import('node:http2').ServerHttp2Session>();
+    srv.on('session', (s) => {
+      sessions.add(s);
+      s.on('close', () => sessions.delete(s));
+    });
+    await new Promise<void>((r) => srv.listen(`${dir}/cri.sock`, r));
+    return {
+      endpoint: `unix://${dir}/cri.sock`,
+      close: () =>
+        new Promise<void>((r) => {
+          srv.close(() => r());
+          for (const s of sessions) s.destroy();
+          rmSync(dir, { recursive: true, force: true });
+        }),
+    };
+  }
+
+  it('reports an OK answer without a message, with two messages, or with bytes that do not decode', async () => {
+    const raw = await rawServer((path) => {
+      if (path.endsWith('/ContainerStatus')) return [];
+      if (path.endsWith('/PodSandboxStatus')) return [Buffer.from([0x0a, 1]), Buffer.from([0x0a, 1])];
+      return [Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])]; // a length past the end
+    });
+    try {
+      const cri = await client(raw.endpoint);
+      expect(cri.runtimeInfo.runtimeName).toBe('raw');
+      await expect(cri.containerStatus('x')).rejects.toMatchObject({ status: 'UNIMPLEMENTED', details: 'No message received', method: 'RuntimeService/ContainerStatus' });
+      await expect(cri.podSandboxStatus('x')).rejects.toMatchObject({ status: 'UNIMPLEMENTED', details: 'Too many responses received' });
+      await expect(cri.imageStatus('busybox')).rejects.toMatchObject({ status: 'INTERNAL', method: 'ImageService/ImageStatus' });
+      // The connection is still good for the next call.
+      expect((await cri.version()).runtimeName).toBe('raw');
+    } finally {
+      await raw.close();
+    }
+  });
+});
