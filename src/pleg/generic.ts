@@ -36,23 +36,31 @@ export function createPleg(opts: PlegOptions): Pleg {
   const now = opts.now ?? Date.now;
   const period = opts.periodMs ?? RELIST_PERIOD_MS;
   let lastOk = now();
-  let previous = new Map<string, string>();
+  let previous = new Map<string, { pod: ObservedPod; sig: string }>();
+  let previousSnapshot: ReadonlyMap<string, ObservedPod> | undefined;
   let wake: (() => void) | undefined;
+  /** A kick that came during a relist: that relist may have begun too early for the kicker. */
+  let kickedDuringRelist = false;
   const cache = newStatusCache();
   let lastError: string | undefined;
 
   async function relist(signal: AbortSignal): Promise<void> {
     const startedAt = performance.now();
     const snapshot = await observeAll(opts.runtime, cache, signal);
-    const next = new Map<string, string>();
     const changed = new Set<string>();
-    for (const [uid, pod] of snapshot) {
-      const sig = signature(pod);
-      next.set(uid, sig);
-      if (previous.get(uid) !== sig) changed.add(uid);
+    // observeAll hands back the same pod objects (and map) while nothing changed: only new objects need a signature.
+    if (snapshot !== previousSnapshot) {
+      const next = new Map<string, { pod: ObservedPod; sig: string }>();
+      for (const [uid, pod] of snapshot) {
+        const old = previous.get(uid);
+        const sig = old?.pod === pod ? old.sig : signature(pod);
+        next.set(uid, { pod, sig });
+        if (old?.sig !== sig) changed.add(uid);
+      }
+      for (const uid of previous.keys()) if (!next.has(uid)) changed.add(uid);
+      previous = next;
+      previousSnapshot = snapshot;
     }
-    for (const uid of previous.keys()) if (!next.has(uid)) changed.add(uid);
-    previous = next;
     lastOk = now();
     opts.onRelist(changed, snapshot, startedAt);
   }
@@ -74,6 +82,10 @@ export function createPleg(opts: PlegOptions): Pleg {
         markReady();
         first = false;
       }
+      if (kickedDuringRelist) {
+        kickedDuringRelist = false;
+        continue;
+      }
       try {
         await Promise.race([abortableSleep(period, signal), new Promise<void>((r) => (wake = r))]);
       } catch {
@@ -89,6 +101,9 @@ export function createPleg(opts: PlegOptions): Pleg {
       const age = now() - lastOk;
       return age > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(age / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
     },
-    kick: () => wake?.(),
+    kick: () => {
+      if (wake) wake();
+      else kickedDuringRelist = true;
+    },
   });
 }

@@ -40,6 +40,12 @@ export interface PodManagerOptions {
   /** Effective pod capacity (--max-pods, capped by --pods-per-core). */
   maxPods: number;
   allSourcesSeen: () => boolean;
+  /**
+   * Asks the PLEG for a relist now. A sync for a source change (a pod added,
+   * edited or removed) that would otherwise wait up to a relist period for a
+   * fresh view asks for one: a deleted manifest's teardown starts at once.
+   */
+  requestRelist?: () => void;
   log: AgentLogger;
   now?: () => Date;
 }
@@ -51,6 +57,8 @@ interface Worker {
   again: boolean;
   /** Waiting for the next relist: a relist reporting this pod changed needs no further sync. */
   awaitingRelist: boolean;
+  /** A source changed the pod since its last sync began: its sync may ask for an early relist. */
+  sourceChanged: boolean;
   timer?: NodeJS.Timeout;
   timerAt?: number;
   done?: Promise<void>;
@@ -90,6 +98,10 @@ export class PodManager {
         this.removed.delete(uid);
         this.opts.log.info(u.op === 'ADD' ? 'Pod added' : 'Pod changed', { pod: podRef(u.pod), podUID: uid, source: u.source });
       }
+      const w = this.worker(uid);
+      w.sourceChanged = true;
+      // A sync already waiting for a relist would otherwise wait out the period.
+      if (w.awaitingRelist) this.opts.requestRelist?.();
       this.kick(uid);
     }
   }
@@ -128,13 +140,18 @@ export class PodManager {
   }
 
   /** Schedules a sync of `uid` now, or after `delayMs` (keeping an earlier scheduled one). */
-  kick(uid: string, delayMs = 0): void {
-    if (this.signal?.aborted) return;
+  private worker(uid: string): Worker {
     let w = this.workers.get(uid);
     if (!w) {
-      w = { busy: false, again: false, awaitingRelist: false, syncedAt: -Infinity };
+      w = { busy: false, again: false, awaitingRelist: false, sourceChanged: false, syncedAt: -Infinity };
       this.workers.set(uid, w);
     }
+    return w;
+  }
+
+  kick(uid: string, delayMs = 0): void {
+    if (this.signal?.aborted) return;
+    const w = this.worker(uid);
     if (delayMs > 0) {
       const at = Date.now() + delayMs;
       if (w.timer && (w.timerAt ?? Infinity) <= at) return;
@@ -178,7 +195,10 @@ export class PodManager {
    */
   private async observe(uid: string, w: Worker | undefined, signal: AbortSignal): Promise<ObservedPod> {
     const syncedAt = w?.syncedAt ?? -Infinity;
+    const sourceChanged = w?.sourceChanged === true;
+    if (w) w.sourceChanged = false;
     if (this.snapshot !== undefined && w !== undefined) {
+      if (sourceChanged && this.snapshot.startedAt <= syncedAt) this.opts.requestRelist?.();
       // A relist already under way when the sync finished may not have seen all it did: wait for a later one.
       const deadline = performance.now() + RELIST_WAIT_MS;
       w.awaitingRelist = true;
@@ -215,9 +235,10 @@ export class PodManager {
 
   private async syncOnce(uid: string): Promise<void> {
     const signal = this.signal!;
-    const pod = this.desired.get(uid);
     try {
       const observed = await this.observe(uid, this.workers.get(uid), signal);
+      // Read after the wait for a relist: the sources may have changed the pod meanwhile.
+      const pod = this.desired.get(uid);
       if (pod) {
         const result = await syncPod(pod, observed, this.opts.sync, signal);
         this.waiting.set(uid, result.waiting);

@@ -111,6 +111,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     syncFrequencyMs: cfg.syncFrequency,
     maxPods: effectiveMaxPods(cfg, inp.cpuCount),
     allSourcesSeen: () => merger.allSourcesSeen(),
+    requestRelist: () => pleg.kick(),
     log: log.child({ component: 'pods' }),
     sync: {
       runtime,

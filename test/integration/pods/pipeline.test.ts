@@ -45,6 +45,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
     syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
+    requestRelist: () => pleg.kick(),
     log,
     sync: {
       runtime,
@@ -152,7 +153,14 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.phase(p) === 'Running', 'Running', 10_000);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(RELIST_WAIT_MS - 50);
     expect(h.calls('createContainer')).toBe(1);
-    expect(h.runtime.callsOf('listContainers').some(([f]) => f?.labelSelector?.[LABEL_POD_UID] === p.metadata.uid)).toBe(true);
+    const perPod = () => h.runtime.callsOf('listContainers').filter(([f]) => f?.labelSelector?.[LABEL_POD_UID] === p.metadata.uid).length;
+    expect(perPod()).toBeGreaterThan(0);
+
+    // A source change does not wait for the (here very late) next relist: it asks the PLEG for one.
+    const before = perPod();
+    h.set([]);
+    await h.until(() => h.runtime.containers().length === 0 && h.runtime.sandboxes().length === 0, 'teardown');
+    expect(perPod()).toBe(before);
   });
 
   it('restarts a crashing container with growing back-off; restartCount rises; CrashLoopBackOff is reported', async () => {
