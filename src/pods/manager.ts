@@ -139,7 +139,6 @@ export class PodManager {
     }
   }
 
-  /** Schedules a sync of `uid` now, or after `delayMs` (keeping an earlier scheduled one). */
   private worker(uid: string): Worker {
     let w = this.workers.get(uid);
     if (!w) {
@@ -149,6 +148,7 @@ export class PodManager {
     return w;
   }
 
+  /** Schedules a sync of `uid` now, or after `delayMs` (keeping an earlier scheduled one). */
   kick(uid: string, delayMs = 0): void {
     if (this.signal?.aborted) return;
     const w = this.worker(uid);

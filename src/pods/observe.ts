@@ -35,7 +35,7 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-interface Entry<R, S, I> {
+interface Entry<S, I> {
   state: string;
   status: S | undefined;
   input?: I;
@@ -48,7 +48,7 @@ interface Entry<R, S, I> {
  */
 async function inputs<R extends { id: string; state: string }, S, I extends { raw: R }>(
   listed: readonly R[],
-  cache: Map<string, Entry<R, S, I>> | undefined,
+  cache: Map<string, Entry<S, I>> | undefined,
   readStatus: (id: string) => Promise<S | undefined>,
   build: (raw: R, status: S | undefined) => I,
 ): Promise<I[]> {
