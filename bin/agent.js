@@ -1,14 +1,13 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1 --optimize-for-size
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1
 // The line above is the agent's memory tuning, for every start through this
 // file as an executable (the systemd unit's /usr/bin/agent, npm's bin link).
 // V8's young generation otherwise grows to 32 MB during a burst of pod starts
 // and keeps it; glibc otherwise gives each thread its own malloc arena and
 // keeps freed memory (the brk heap held ~16 MiB, half of it free). Measured
 // with 110 pods (bench/pods.mjs reads the line from here): ~77 MiB RSS instead
-// of ~113 MiB, CPU unchanged within noise. --optimize-for-size makes V8 grow
-// the old generation in smaller steps (a full GC sooner, at a lower peak): in
-// the 60 s steady-state window RSS max 85.4 -> 73.5 MB, CPU 0.8 -> 1.4 % of a
-// core. `node bin/agent.js` runs without it.
+// of ~113 MiB, CPU unchanged within noise. (--optimize-for-size lowered the
+// steady-state RSS by a few MB but made every 110-pod batch ~15 % slower: not
+// used.) `node bin/agent.js` runs without it.
 // The only place that turns the agent's outcome into a process exit code.
 // CommonJS (bin/package.json): Node's ESM loader would add ~10 ms to every
 // start, and the bundle it loads is CommonJS anyway.
