@@ -688,12 +688,8 @@ async function watchBatch(managedLabel, nameLabel, want, t0, what, onTimeout = (
   return { firstSeen, polls };
 }
 
-/** One untimed floor batch: containerd's first large batch after its start runs ~30 % slower than later ones. */
-async function phaseBatchWarmup(opts, out) {
-  const level = opts.levels[0];
-  phase(`warm-up: ${opts.batch} pods through the floor, concurrency ${level} (not measured)`);
-  const cfgs = Array.from({ length: opts.batch }, (_, i) => floorConfigs(`fw-${pad(i)}`));
-  const t0 = now();
+/** The floor's batch: `cfgs` through `level` workers, each pod run sandbox -> create -> start -> containerStatus RUNNING. */
+function floorPool(cfgs, level, onRunning) {
   let next = 0;
   const worker = async () => {
     while (next < cfgs.length) {
@@ -702,9 +698,19 @@ async function phaseBatchWarmup(opts, out) {
       const id = await state.cri.createContainer(sandboxId, c.cc, c.sb);
       await state.cri.startContainer(id);
       await containerRunning(id);
+      onRunning();
     }
   };
-  await withTimeout(Promise.all(Array.from({ length: level }, worker)), BATCH_TIMEOUT_MS, 'warm-up batch');
+  return Promise.all(Array.from({ length: level }, worker));
+}
+
+/** One untimed floor batch: containerd's first large batch after its start runs ~30 % slower than later ones. */
+async function phaseBatchWarmup(opts, out) {
+  const level = opts.levels[0];
+  phase(`warm-up: ${opts.batch} pods through the floor, concurrency ${level} (not measured)`);
+  const cfgs = Array.from({ length: opts.batch }, (_, i) => floorConfigs(`fw-${pad(i)}`));
+  const t0 = now();
+  await withTimeout(floorPool(cfgs, level, () => {}), BATCH_TIMEOUT_MS, 'warm-up batch');
   const totalMs = ms(t0, now());
   await sleep(BETWEEN_CASES_MS);
   await withTimeout(criRemove(isFloorSandbox), BATCH_TIMEOUT_MS, 'warm-up clean-up');
@@ -722,19 +728,8 @@ async function phaseFloorBatch(opts, out, rep) {
     const cfgs = Array.from({ length: opts.batch }, (_, i) => floorConfigs(`fb${rep}c${level}-${pad(i)}`));
     const selfTimed = [];
     const t0 = now();
-    let next = 0;
-    const worker = async () => {
-      while (next < cfgs.length) {
-        const c = cfgs[next++];
-        const sandboxId = await state.cri.runPodSandbox(c.sb, '');
-        const id = await state.cri.createContainer(sandboxId, c.cc, c.sb);
-        await state.cri.startContainer(id);
-        await containerRunning(id);
-        selfTimed.push(ms(t0, now()));
-      }
-    };
     const [, seen] = await withTimeout(
-      Promise.all([Promise.all(Array.from({ length: level }, worker)), watchBatch(FLOOR_MANAGED, FLOOR_POD_NAME, new Set(cfgs.map((c) => c.name)), t0, `floor batch, concurrency ${level}`)]),
+      Promise.all([floorPool(cfgs, level, () => selfTimed.push(ms(t0, now()))), watchBatch(FLOOR_MANAGED, FLOOR_POD_NAME, new Set(cfgs.map((c) => c.name)), t0, `floor batch, concurrency ${level}`)]),
       BATCH_TIMEOUT_MS + 5_000,
       `floor batch, concurrency ${level}`,
     );
