@@ -29,6 +29,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { launcherOptions } from '../packaging/launcher-options.mjs';
 import { BenchError, machine, machineLine, ms, now, phase, progress, round3, sleep, stats, table } from './lib/common.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -423,14 +424,11 @@ function withTimeout(promise, timeoutMs, what) {
 
 /** The environment assignments and node options of a script's `#!/usr/bin/env -S ... node ...` line. */
 function shebangLaunch(file) {
-  const first = readFileSync(file, 'utf8').split('\n', 1)[0];
-  const m = /^#!\/usr\/bin\/env(?: -S)? (.*)$/.exec(first);
-  if (!m) throw new BenchError(`${file}: expected a "#!/usr/bin/env [-S] ... node ..." first line, got ${JSON.stringify(first)}`);
-  const words = m[1].trim().split(/\s+/);
-  const at = words.indexOf('node');
-  if (at < 0) throw new BenchError(`${file}: the first line does not run node: ${JSON.stringify(first)}`);
-  const env = Object.fromEntries(words.slice(0, at).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
-  return { env, nodeArgs: words.slice(at + 1) };
+  try {
+    return launcherOptions(file);
+  } catch (e) {
+    throw new BenchError(e.message);
+  }
 }
 
 async function startAgent(opts, endpoint) {

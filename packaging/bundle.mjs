@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launcherOptions } from './launcher-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -68,9 +69,6 @@ await build({
 // One code cache per way the agent is started (see bin/bundle-loader.js): plain
 // `node bin/agent.js`, and bin/agent.js run as a program, with its first line's node options.
 const warm = fileURLToPath(new URL('./warm-code-cache.mjs', import.meta.url));
-const shebang = readFileSync(new URL('../bin/agent.js', import.meta.url), 'utf8').split('\n', 1)[0];
-const words = /^#!\/usr\/bin\/env(?: -S)? (.*)$/.exec(shebang)?.[1].trim().split(/\s+/) ?? [];
-if (!words.includes('node')) throw new Error(`bin/agent.js: expected a "#!/usr/bin/env -S ... node ..." first line, got ${JSON.stringify(shebang)}`);
-const shebangNodeArgs = words.slice(words.indexOf('node') + 1);
+const shebangNodeArgs = launcherOptions(fileURLToPath(new URL('../bin/agent.js', import.meta.url))).nodeArgs;
 execFileSync(process.execPath, [warm], { stdio: 'inherit' });
 if (shebangNodeArgs.length > 0) execFileSync(process.execPath, [...shebangNodeArgs, warm], { stdio: 'inherit' });

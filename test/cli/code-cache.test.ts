@@ -2,9 +2,10 @@
 // as a program (bin/agent.js's first line runs node with its memory options)
 // and as `node bin/agent.js`. V8 rejects a cache made under other node options.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { launcherOptions } from '../../packaging/launcher-options.mjs';
 
 const loader = fileURLToPath(new URL('../../bin/bundle-loader.js', import.meta.url));
 const agent = fileURLToPath(new URL('../../bin/agent.js', import.meta.url));
@@ -21,9 +22,7 @@ function cacheUsed(nodeArgs: string[]): string {
 
 describe('code cache', () => {
   it('is used with the node options of bin/agent.js and without any', () => {
-    const first = readFileSync(agent, 'utf8').split('\n', 1)[0]!;
-    const words = first.replace(/^#!\/usr\/bin\/env(?: -S)? /, '').trim().split(/\s+/);
-    const nodeArgs = words.slice(words.indexOf('node') + 1);
+    const { nodeArgs } = launcherOptions(agent);
     expect(nodeArgs.length).toBeGreaterThan(0);
     expect(cacheUsed(nodeArgs)).toBe('true');
     expect(cacheUsed([])).toBe('true');

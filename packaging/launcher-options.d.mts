@@ -1,0 +1,1 @@
+export declare function launcherOptions(file: string): { env: Record<string, string>; nodeArgs: string[] };
