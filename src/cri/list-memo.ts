@@ -50,17 +50,23 @@ export class ListMemo<T extends object> {
   decode(bytes: Uint8Array): T[] {
     const answer = ++this.answers;
     const out: T[] = [];
+    // One reader walks the answer and, with its end narrowed, each entry: an
+    // unchanged entry costs no reader and no view of its bytes.
     const r = this.reader.create(bytes);
-    while (r.pos < r.len) {
+    const end = r.len;
+    while (r.pos < end) {
       const tag = r.uint32();
       if (tag >>> 3 !== this.field || (tag & 7) !== WIRE_LENGTH_DELIMITED) {
         r.skipType(tag & 7);
         continue;
       }
       const len = r.uint32();
-      const entry = bytes.subarray(r.pos, r.pos + len);
-      r.pos += len;
-      out.push(this.entry(entry, answer));
+      const from = r.pos;
+      if (from + len > end) throw new RangeError(`index out of range: ${from} + ${len} > ${end}`);
+      r.len = from + len;
+      out.push(this.entry(r, bytes, from, answer));
+      r.pos = from + len;
+      r.len = end;
     }
     if (answer % IDLE_ANSWERS === 0) {
       for (const [id, m] of this.entries) if (answer - m.seen > IDLE_ANSWERS) this.entries.delete(id);
@@ -68,28 +74,30 @@ export class ListMemo<T extends object> {
     return out;
   }
 
-  private entry(entry: Uint8Array, answer: number): T {
+  /** The entry in bytes [from, r.len), r positioned at from. */
+  private entry(r: ReaderT, bytes: Uint8Array, from: number, answer: number): T {
     // One walk over the top-level fields: the ID (field 1) and the two sums.
-    const r = this.reader.create(entry);
+    const to = r.len;
     let id: string | undefined;
     let sumA = 0;
     let sumB = 0;
-    while (r.pos < r.len) {
+    while (r.pos < to) {
       const start = r.pos;
       const tag = r.uint32();
       if (id === undefined && tag === ((1 << 3) | WIRE_LENGTH_DELIMITED)) id = r.string();
       else r.skipType(tag & 7);
-      hashField(entry, start, r.pos);
+      hashField(bytes, start, r.pos);
       sumA = (sumA + hashA) | 0;
       sumB = (sumB + hashB) | 0;
     }
+    const len = to - from;
     const hit = id === undefined ? undefined : this.entries.get(id);
-    if (hit && hit.len === entry.length && hit.sumA === sumA && hit.sumB === sumB) {
+    if (hit && hit.len === len && hit.sumA === sumA && hit.sumB === sumB) {
       hit.seen = answer;
       return hit.value;
     }
-    const value = deepFreeze(this.convert(this.item.toObject(this.item.decode(entry), WIRE_DECODE_OPTIONS) as never));
-    if (id !== undefined) this.entries.set(id, { len: entry.length, sumA, sumB, value, seen: answer });
+    const value = deepFreeze(this.convert(this.item.toObject(this.item.decode(bytes.subarray(from, to)), WIRE_DECODE_OPTIONS) as never));
+    if (id !== undefined) this.entries.set(id, { len, sumA, sumB, value, seen: answer });
     return value;
   }
 

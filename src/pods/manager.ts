@@ -15,6 +15,7 @@ import type { AgentLogger } from '../log/index.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { computePodStatus } from '../status/compute.js';
 import type { StatusStore } from '../status/store.js';
+import type { PodActions } from './actions.js';
 import { observePod } from './observe.js';
 import { emptyObserved, type ObservedPod } from './observed.js';
 import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
@@ -46,6 +47,12 @@ export interface PodManagerOptions {
    * fresh view asks for one: a deleted manifest's teardown starts at once.
    */
   requestRelist?: () => void;
+  /**
+   * Called when the last busy pod worker goes idle, with the number of syncs
+   * since the previous call that changed the runtime (started, stopped or
+   * removed something); syncs that found nothing to do do not count.
+   */
+  onSettled?: (changes: number) => void;
   log: AgentLogger;
   now?: () => Date;
 }
@@ -64,6 +71,8 @@ interface Worker {
   done?: Promise<void>;
 }
 
+const changesRuntime = (a: PodActions): boolean => a.killPod || a.createSandbox || a.containersToKill.length > 0 || a.containersToStart.length > 0;
+
 export class PodManager {
   private readonly desired = new Map<string, Pod>();
   /** Specs of pods removed from every source, kept until their teardown finished (for the grace period). */
@@ -77,6 +86,8 @@ export class PodManager {
   private snapshot: { pods: ReadonlyMap<string, ObservedPod>; startedAt: number } | undefined;
   private readonly relistWaiters = new Set<() => void>();
   private readonly now: () => Date;
+  private busyWorkers = 0;
+  private changesSinceSettled = 0;
 
   constructor(private readonly opts: PodManagerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -169,19 +180,30 @@ export class PodManager {
     }
     if (!this.signal) return; // not started yet: run() kicks everything desired
     w.busy = true;
+    this.busyWorkers++;
     w.done = this.work(uid, w);
+  }
+
+  /** Whether a pod worker is syncing (or waiting for the relist its sync needs). */
+  busy(): boolean {
+    return this.busyWorkers > 0;
   }
 
   private async work(uid: string, w: Worker): Promise<void> {
     try {
       do {
         w.again = false;
-        await this.syncOnce(uid);
+        if (await this.syncOnce(uid)) this.changesSinceSettled++;
         w.syncedAt = performance.now();
       } while (w.again && !this.signal!.aborted);
     } finally {
       w.busy = false;
       if (!w.timer && !this.desired.has(uid) && !this.removed.has(uid)) this.workers.delete(uid);
+      if (--this.busyWorkers === 0) {
+        const changes = this.changesSinceSettled;
+        this.changesSinceSettled = 0;
+        this.opts.onSettled?.(changes);
+      }
     }
   }
 
@@ -233,7 +255,8 @@ export class PodManager {
     });
   }
 
-  private async syncOnce(uid: string): Promise<void> {
+  /** One sync of the pod; true when it changed the runtime. */
+  private async syncOnce(uid: string): Promise<boolean> {
     const signal = this.signal!;
     try {
       const observed = await this.observe(uid, this.workers.get(uid), signal);
@@ -249,24 +272,26 @@ export class PodManager {
           this.opts.log.error('Error syncing pod, skipping', { pod: podRef(pod), podUID: uid, err: result.error });
           this.kick(uid, POD_ERROR_BACKOFF_MS);
         } else if (result.retryAfterMs !== undefined) this.kick(uid, result.retryAfterMs + 50);
-        return;
+        return changesRuntime(result.actions);
       }
       if (observed.sandboxes.length === 0 && observed.containers.length === 0) {
         this.finishRemoval(uid);
-        return;
+        return false;
       }
       // Before every source has reported, a pod unknown to them may still come back: keep it.
-      if (!this.opts.allSourcesSeen()) return;
+      if (!this.opts.allSourcesSeen()) return false;
       const spec = this.removed.get(uid);
       const gracePeriod = spec ? spec.spec.terminationGracePeriodSeconds : graceFromAnnotations(observed);
       this.opts.log.info(spec ? 'Tearing down pod' : 'Tearing down a pod no source declares', { pod: `${observed.namespace}/${observed.name}`, podUID: uid, gracePeriod });
       await teardownPod(observed, gracePeriod, this.opts.sync, signal);
       this.finishRemoval(uid);
       this.opts.log.info('Pod torn down', { pod: `${observed.namespace}/${observed.name}`, podUID: uid });
+      return true;
     } catch (e) {
-      if (signal.aborted) return;
+      if (signal.aborted) return false;
       this.opts.log.error('Error syncing pod, skipping', { podUID: uid, err: e });
       this.kick(uid, POD_ERROR_BACKOFF_MS);
+      return false;
     }
   }
 

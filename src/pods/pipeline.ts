@@ -21,6 +21,7 @@ import { createUrlSource } from '../sources/http.js';
 import { StatusStore } from '../status/store.js';
 import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { PodManager } from './manager.js';
+import { createBurstCollector, exposedGc } from '../memory/after-burst.js';
 import { Semaphore } from '../util/rate-limit.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
@@ -103,6 +104,8 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
   });
   const status = new StatusStore();
   const merger = new PodConfigMerger(sources);
+  const gc = exposedGc();
+  const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'memory' }) });
   const manager = new PodManager({
     runtime,
     status,
@@ -112,6 +115,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     maxPods: effectiveMaxPods(cfg, inp.cpuCount),
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
+    onSettled: (changes) => burstGc?.settled(changes),
     log: log.child({ component: 'pods' }),
     sync: {
       runtime,
@@ -141,6 +145,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
   inp.liveness.register('pleg', () => pleg.unhealthy() ?? true);
 
   const components: Component[] = [manager.component(), pleg];
+  if (burstGc) components.push(burstGc);
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), onPods: feed('file') }));
   }

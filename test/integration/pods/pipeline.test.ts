@@ -36,6 +36,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
   const log = testLogger();
   const status = new StatusStore();
   const merger = new PodConfigMerger(['file']);
+  const settled: Array<{ changes: number; busy: boolean }> = [];
   const images = new ImageManager({ images: runtime, maxParallel: 1, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => [], log });
   const manager = new PodManager({
     runtime,
@@ -46,6 +47,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
+    onSettled: (changes) => settled.push({ changes, busy: manager.busy() }),
     log,
     sync: {
       runtime,
@@ -78,7 +80,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
   };
   const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
   const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
-  return { runtime, status, log, set, until, phase, calls, logsDir: t.dir };
+  return { runtime, status, log, set, until, phase, calls, logsDir: t.dir, manager, settled };
 }
 
 describe('pod pipeline on the in-memory runtime', () => {
@@ -115,6 +117,26 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
     await h.until(() => !existsSync(logDir), 'log directory removed');
     expect(h.status.get(v1.metadata.uid)).toBeUndefined();
+  });
+
+  it('reports each time its workers go quiet, with the syncs since the last report that changed the runtime (the burst collector\'s cue)', async () => {
+    const h = start({ syncFrequencyMs: 100 });
+    expect(h.manager.busy()).toBe(false);
+    const pods = Array.from({ length: 30 }, (_, i) => manifest(`burst-${i}`));
+    h.set(pods);
+    expect(h.manager.busy()).toBe(true);
+    await h.until(() => pods.every((p) => h.phase(p) === 'Running'), 'all Running');
+    await h.until(() => !h.manager.busy(), 'workers idle');
+    const changes = () => h.settled.reduce((n, s) => n + s.changes, 0);
+    expect(changes()).toBe(30); // one start per pod
+    expect(h.settled.every((s) => !s.busy)).toBe(true);
+    // Resyncs (every 100 ms here) that find nothing to do are reported as no change.
+    const reports = h.settled.length;
+    await h.until(() => h.settled.length > reports + 2, 'resyncs reported');
+    expect(changes()).toBe(30);
+    h.set([]);
+    await h.until(() => h.runtime.sandboxes().length === 0 && !h.manager.busy(), 'teardown');
+    expect(changes()).toBe(60); // and one teardown per pod
   });
 
   it.each([

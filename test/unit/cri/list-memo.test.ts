@@ -69,6 +69,13 @@ describe('ListMemo', () => {
     expect(memo.size).toBe(0);
   });
 
+  it('an answer cut short inside an entry is an error, not a shorter list; the memo still works after it', () => {
+    const memo = containersMemo();
+    const whole = containersAnswer([container('a'), container('b')]);
+    expect(() => memo.decode(whole.subarray(0, whole.length - 5))).toThrow(RangeError);
+    expect(memo.decode(whole).map((c) => c.id)).toEqual(['a', 'b']);
+  });
+
   it('ListPodSandbox entries too', () => {
     const sb: PodSandbox = {
       id: 's1',

@@ -61,4 +61,24 @@ describe('observeAll', () => {
     expect([...fourth.keys()]).toEqual(['a']);
     expect(fourth.get('a')).toBe(first.get('a'));
   });
+
+  it('the same entries listed in another order are the previous answer; one pod replaced by another at the same count is not', async () => {
+    const sbs = [sandbox('a'), sandbox('b')];
+    const cts = [container('a'), container('b')];
+    const { rt } = stubRuntime(sbs, cts);
+    const cache = newStatusCache();
+    const signal = new AbortController().signal;
+    const first = await observeAll(rt, cache, signal);
+
+    sbs.reverse();
+    cts.reverse();
+    expect(await observeAll(rt, cache, signal)).toBe(first);
+
+    sbs.splice(0, 1, sandbox('c'));
+    cts.splice(0, 1, container('c'));
+    const swapped = await observeAll(rt, cache, signal);
+    expect(swapped).not.toBe(first);
+    expect([...swapped.keys()].sort()).toEqual(['a', 'c']);
+    expect(swapped.get('a')).toBe(first.get('a'));
+  });
 });
