@@ -180,7 +180,7 @@ export class Connection {
       };
       const list = METHODS[method].listEntries;
       if (list) {
-        const memo = new ListMemo(this.proto.reader, list.field, this.proto.type(list.item), list.convert);
+        const memo = new ListMemo(this.proto.reader, list.field, this.proto.type(list.item), list.stateField, list.convert);
         m.deserialize = (bytes) => memo.decode(bytes);
         m.decoded = true;
       }

@@ -1,32 +1,39 @@
 // Decodes the answers to ListPodSandbox and ListContainers, reusing what the
-// previous answers decoded for entries whose bytes did not change.
+// previous answers decoded for entries that did not change.
 //
 // The PLEG lists every sandbox and container once a second; in steady state
 // nearly every entry is the same as a second ago. Decoding 110 pods' entries
 // (labels and annotations are maps) three times over (wire, plain object,
 // domain object) was the agent's largest steady-state cost, in the decoding
-// and in the garbage collection after it. Here each entry's bytes are compared
-// with what was last decoded for the same ID, and only a changed or new entry
-// is decoded. Returned entries are frozen: they are shared between answers.
+// and in the garbage collection after it. Here only a changed or new entry is
+// decoded. Returned entries are frozen: they are shared between answers.
 //
-// The comparison cannot be byte for byte: containerd writes map entries
-// (labels, annotations) in Go's random map order, so the same entry comes back
-// in different bytes. It compares the entry's length and two order-independent
-// 32-bit sums of hashes of its top-level fields (every map entry is one such
-// field), which differ for any real change but a ~2^-64 chance.
+// What "changed" means: in CRI an entry's fields are set when the sandbox or
+// container is created, and only its state moves afterwards (no call updates
+// a label, an annotation, the image or the metadata). So an entry is the one
+// decoded before when its ID, its state and its length are the same. The
+// bytes themselves cannot be compared: containerd writes map entries in Go's
+// random map order, so the same entry comes back in different bytes. The walk
+// over an entry's fields stops once it has ID and state (fields 1 and 3 or 6,
+// which containerd writes first; a READY sandbox's state is 0, which proto3
+// leaves out, so that walk goes to the end, skipping each field by its
+// length). Hashing every byte of every entry, as this did before, was most of
+// the agent's steady-state CPU once the agent ran without V8's optimizing
+// compiler (bin/agent.js).
 import type { Reader as ReaderT, Type } from 'protobufjs';
 import { WIRE_DECODE_OPTIONS } from './proto.js';
 
 /** Entries not seen in this many answers are forgotten (a removed container). */
 const IDLE_ANSWERS = 64;
+const WIRE_VARINT = 0;
 const WIRE_LENGTH_DELIMITED = 2;
+const ID_TAG = (1 << 3) | WIRE_LENGTH_DELIMITED;
 
 type ReaderCtor = { create(buf: Uint8Array): ReaderT };
 
 interface Memo<T> {
   len: number;
-  sumA: number;
-  sumB: number;
+  state: number;
   value: T;
   seen: number;
 }
@@ -36,16 +43,22 @@ export class ListMemo<T extends object> {
   private answers = 0;
 
   /**
-   * @param field   the repeated field of the response holding the entries
-   * @param item    the entry's message type; its field 1 is the entry's ID
-   * @param convert wire object -> domain object
+   * @param field      the repeated field of the response holding the entries
+   * @param item       the entry's message type; its field 1 is the entry's ID
+   * @param stateField the entry's state (an enum) field
+   * @param convert    wire object -> domain object
    */
   constructor(
     private readonly reader: ReaderCtor,
     private readonly field: number,
     private readonly item: Type,
+    stateField: number,
     private readonly convert: (wire: never) => T,
-  ) {}
+  ) {
+    this.stateTag = (stateField << 3) | WIRE_VARINT;
+  }
+
+  private readonly stateTag: number;
 
   decode(bytes: Uint8Array): T[] {
     const answer = ++this.answers;
@@ -76,28 +89,24 @@ export class ListMemo<T extends object> {
 
   /** The entry in bytes [from, r.len), r positioned at from. */
   private entry(r: ReaderT, bytes: Uint8Array, from: number, answer: number): T {
-    // One walk over the top-level fields: the ID (field 1) and the two sums.
     const to = r.len;
     let id: string | undefined;
-    let sumA = 0;
-    let sumB = 0;
-    while (r.pos < to) {
-      const start = r.pos;
+    let state = -1; // proto3 leaves a zero enum out: absent means 0
+    while (r.pos < to && (id === undefined || state < 0)) {
       const tag = r.uint32();
-      if (id === undefined && tag === ((1 << 3) | WIRE_LENGTH_DELIMITED)) id = r.string();
+      if (tag === ID_TAG && id === undefined) id = r.string();
+      else if (tag === this.stateTag && state < 0) state = r.uint32();
       else r.skipType(tag & 7);
-      hashField(bytes, start, r.pos);
-      sumA = (sumA + hashA) | 0;
-      sumB = (sumB + hashB) | 0;
     }
+    if (state < 0) state = 0;
     const len = to - from;
     const hit = id === undefined ? undefined : this.entries.get(id);
-    if (hit && hit.len === len && hit.sumA === sumA && hit.sumB === sumB) {
+    if (hit && hit.len === len && hit.state === state) {
       hit.seen = answer;
       return hit.value;
     }
     const value = deepFreeze(this.convert(this.item.toObject(this.item.decode(bytes.subarray(from, to)), WIRE_DECODE_OPTIONS) as never));
-    if (id !== undefined) this.entries.set(id, { len, sumA, sumB, value, seen: answer });
+    if (id !== undefined) this.entries.set(id, { len, state, value, seen: answer });
     return value;
   }
 
@@ -105,24 +114,6 @@ export class ListMemo<T extends object> {
   get size(): number {
     return this.entries.size;
   }
-}
-
-// hashField's results (module state rather than a returned pair: no allocation per field).
-let hashA = 0;
-let hashB = 0;
-
-/** FNV-1a and a murmur-style mix over bytes [from, to): two independent 32-bit hashes. */
-function hashField(bytes: Uint8Array, from: number, to: number): void {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = from; i < to; i++) {
-    const x = bytes[i]!;
-    a = Math.imul(a ^ x, 0x01000193);
-    b = Math.imul(b ^ x, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  hashA = a;
-  hashB = b;
 }
 
 function deepFreeze<T extends object>(v: T): T {

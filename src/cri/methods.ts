@@ -85,11 +85,12 @@ export interface MethodCodec<M extends CriMethod> {
   encodeResponse(result: CriResult<M>): object;
   decodeResponse(res: object): CriResult<M>;
   /**
-   * For a list answer: the response's repeated field, its entry message and
-   * the entry's wire -> domain conversion, so the client can decode entry by
-   * entry and reuse unchanged ones (list-memo.ts). decodeResponse gives the same result.
+   * For a list answer: the response's repeated field, its entry message, the
+   * entry's state field and its wire -> domain conversion, so the client can
+   * decode entry by entry and reuse unchanged ones (list-memo.ts).
+   * decodeResponse gives the same result.
    */
-  readonly listEntries?: { field: number; item: string; convert: (wire: never) => object };
+  readonly listEntries?: { field: number; item: string; stateField: number; convert: (wire: never) => object };
 }
 
 function codec<M extends CriMethod, Req extends object, Res extends object>(
@@ -152,7 +153,7 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [decodeSandboxFilter(req.filter)],
     encodeResponse: (items) => ({ items: items.map(encodePodSandbox) }),
     decodeResponse: (res) => res.items.map(decodePodSandbox),
-  }, { field: 1, item: 'PodSandbox', convert: decodePodSandbox }),
+  }, { field: 1, item: 'PodSandbox', stateField: 3, convert: decodePodSandbox }),
   createContainer: codec<
     'createContainer',
     { podSandboxId: string; config: W.WContainerConfig | null; sandboxConfig: W.WPodSandboxConfig | null },
@@ -190,7 +191,7 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [decodeContainerFilter(req.filter)],
     encodeResponse: (cs) => ({ containers: cs.map(encodeContainer) }),
     decodeResponse: (res) => res.containers.map(decodeContainer),
-  }, { field: 1, item: 'Container', convert: decodeContainer }),
+  }, { field: 1, item: 'Container', stateField: 6, convert: decodeContainer }),
   containerStatus: codec<'containerStatus', { containerId: string; verbose: boolean }, { status: W.WContainerStatus | null }>('RuntimeService', 'ContainerStatus', {
     encodeRequest: ([containerId]) => ({ containerId, verbose: false }),
     decodeRequest: (req) => [req.containerId],

@@ -2,11 +2,10 @@
 //
 // Starting or stopping many pods at once keeps hundreds of calls and their
 // state in flight for seconds, and V8 promotes what lives that long to the old
-// generation. When the burst ends
-// that garbage stays until V8's next full collection: its memory reducer runs
-// one only at an 8-second tick that follows an 8-second interval of low
-// allocation, 8 to 16 s later, and the allocation limit only after another
-// 8 MB. Meanwhile the agent holds ~15 MB more than it needs (110 pods started
+// generation. When the burst ends that garbage stays until V8's next full
+// collection: its memory reducer runs one only at an 8-second tick that
+// follows an 8-second interval of low allocation, 8 to 16 s later, and the
+// allocation limit only after another 8 MB. Meanwhile the agent holds ~15 MB more than it needs (110 pods started
 // at once: ~84 instead of ~70 MB RSS). So when the pod workers have gone quiet
 // after at least MIN_CHANGES pod syncs that changed the runtime, the agent
 // asks for one full collection itself (~40-50 ms, at most once per

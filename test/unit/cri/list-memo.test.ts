@@ -24,7 +24,7 @@ const container = (id: string, state: Container['state'] = 'RUNNING'): Container
 });
 
 const containersAnswer = (cs: Container[]): Buffer => encodeMessage(proto.type('ListContainersResponse'), METHODS.listContainers.encodeResponse(cs));
-const containersMemo = () => new ListMemo<Container>(proto.reader, 1, proto.type('Container'), METHODS.listContainers.listEntries!.convert as (w: never) => Container);
+const containersMemo = () => new ListMemo<Container>(proto.reader, 1, proto.type('Container'), 6, METHODS.listContainers.listEntries!.convert as (w: never) => Container);
 
 describe('ListMemo', () => {
   it('decodes like the whole-message decoder', () => {
@@ -55,10 +55,19 @@ describe('ListMemo', () => {
     expect(b2.equals(b1)).toBe(false);
     const [first] = memo.decode(b1);
     expect(memo.decode(b2)[0]).toBe(first);
-    // A changed label value is a change, whatever the order.
+    // CRI never changes anything but the state of an existing entry; an answer that
+    // does anyway (here a label of another length) is decoded afresh.
     const [changed] = memo.decode(containersAnswer([{ ...reordered, labels: { ...reordered.labels, 'io.platform.container.name': 'other' } }]));
     expect(changed).not.toBe(first);
     expect(changed!.labels['io.platform.container.name']).toBe('other');
+  });
+
+  it('every state change is a change, including to and from state 0 (which proto3 leaves off the wire)', () => {
+    const memo = containersMemo();
+    const seen = (['CREATED', 'RUNNING', 'EXITED', 'UNKNOWN', 'CREATED'] as const).map((state) => memo.decode(containersAnswer([container('a', state)]))[0]!);
+    expect(seen.map((c) => c.state)).toEqual(['CREATED', 'RUNNING', 'EXITED', 'UNKNOWN', 'CREATED']);
+    expect(new Set(seen).size).toBe(5);
+    expect(memo.decode(containersAnswer([container('a', 'CREATED')]))[0]).toBe(seen[4]);
   });
 
   it('an empty answer is an empty list; entries idle for 64 answers are forgotten', () => {
@@ -87,9 +96,11 @@ describe('ListMemo', () => {
       runtimeHandler: '',
     };
     const bytes = encodeMessage(proto.type('ListPodSandboxResponse'), METHODS.listPodSandbox.encodeResponse([sb]));
-    const memo = new ListMemo<PodSandbox>(proto.reader, 1, proto.type('PodSandbox'), METHODS.listPodSandbox.listEntries!.convert as (w: never) => PodSandbox);
+    const memo = new ListMemo<PodSandbox>(proto.reader, 1, proto.type('PodSandbox'), 3, METHODS.listPodSandbox.listEntries!.convert as (w: never) => PodSandbox);
     const first = memo.decode(bytes);
     expect(first).toEqual([sb]);
     expect(memo.decode(bytes)[0]).toBe(first[0]);
+    const stopped = memo.decode(encodeMessage(proto.type('ListPodSandboxResponse'), METHODS.listPodSandbox.encodeResponse([{ ...sb, state: 'NOTREADY' }])));
+    expect(stopped[0]!.state).toBe('NOTREADY');
   });
 });
