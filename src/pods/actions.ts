@@ -35,6 +35,9 @@ export interface PodActions {
   containersToStart: ContainerToStart[];
 }
 
+/** Whether carrying out `a` changes anything in the runtime (an empty plan leaves it as it is). */
+export const changesRuntime = (a: PodActions): boolean => a.killPod || a.createSandbox || a.containersToKill.length > 0 || a.containersToStart.length > 0;
+
 const restartsOnFailure = (pod: Pod): boolean => pod.spec.restartPolicy !== 'Never';
 
 /** The kubelet's ShouldContainerBeRestarted, for a container that is not running. */

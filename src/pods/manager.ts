@@ -15,7 +15,7 @@ import type { AgentLogger } from '../log/index.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { computePodStatus } from '../status/compute.js';
 import type { StatusStore } from '../status/store.js';
-import type { PodActions } from './actions.js';
+import { changesRuntime } from './actions.js';
 import { observePod } from './observe.js';
 import { emptyObserved, type ObservedPod } from './observed.js';
 import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
@@ -70,8 +70,6 @@ interface Worker {
   timerAt?: number;
   done?: Promise<void>;
 }
-
-const changesRuntime = (a: PodActions): boolean => a.killPod || a.createSandbox || a.containersToKill.length > 0 || a.containersToStart.length > 0;
 
 export class PodManager {
   private readonly desired = new Map<string, Pod>();
