@@ -725,6 +725,7 @@ async function phaseFloorBatch(opts, out, rep) {
     phase(`floor: ${opts.batch} pods, concurrency ${level} (sweep ${rep + 1}/${opts.batchRepeats})`);
     const cfgs = Array.from({ length: opts.batch }, (_, i) => floorConfigs(`fb${rep}c${level}-${pad(i)}`));
     const selfTimed = [];
+    const wall0 = performance.timeOrigin + performance.now();
     const t0 = now();
     const [, seen] = await withTimeout(
       Promise.all([floorPool(cfgs, level, () => selfTimed.push(ms(t0, now()))), watchBatch(FLOOR_MANAGED, FLOOR_POD_NAME, new Set(cfgs.map((c) => c.name)), t0, `floor batch, concurrency ${level}`)]),
@@ -736,7 +737,7 @@ async function phaseFloorBatch(opts, out, rep) {
     await sleep(BETWEEN_CASES_MS);
     const td0 = now();
     const removed = await withTimeout(criRemove(isFloorSandbox), BATCH_TIMEOUT_MS, 'floor batch clean-up');
-    out.floorBatch.push({ rep, concurrency: level, pods: opts.batch, totalMs, perPodMs: perPod, selfTimedTotalMs: Math.max(...selfTimed), polls: seen.polls, cleanupMs: ms(td0, now()), removed });
+    out.floorBatch.push({ rep, concurrency: level, pods: opts.batch, wall0, totalMs, perPodMs: perPod, selfTimedTotalMs: Math.max(...selfTimed), polls: seen.polls, cleanupMs: ms(td0, now()), removed });
     await expectEmptyRuntime(`after the floor batch at concurrency ${level}`);
     await sleep(1000); // let shims exit and the machine settle
   }

@@ -6,7 +6,7 @@
 // changes or it is fixed) and skipped; the other pods are unaffected.
 import type { BigIntStats } from 'node:fs';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Pod } from '../api/pod-types.js';
 import { podRef } from '../api/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
@@ -196,11 +196,14 @@ export function createFileSource(opts: FileSourceOptions): Component {
       // chokidar's atomic-write handling holds every deletion back ~100 ms; the full
       // rescan each event triggers already copes with editors' rename-into-place writes.
       atomic: false,
-      ignored: (p: string) => p !== path && basename(p).startsWith('.'),
+      // Only the path itself is watched: the directory's own inotify watch reports
+      // every entry created, written, renamed or deleted in it (its raw events),
+      // and each starts a full scan. Watched one by one, 110 new manifests cost
+      // 110 more stats, watches and 'add' events (~40 ms of CPU) that add nothing.
+      ignored: (p: string) => p !== path,
     });
+    // 'all' still reports the path itself appearing or going.
     watcher.on('all', kick);
-    // chokidar emits its events after reading and stat-ing the directory (~40 ms
-    // for 110 new files); its raw inotify events come first and start the scan.
     watcher.on('raw', kick);
     watcher.on('error', (e) => opts.log.warn('Watching the pod manifest path failed; relying on the periodic rescan', { path, err: e }));
     await new Promise<void>((r) => watcher.once('ready', r));
