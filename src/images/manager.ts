@@ -46,7 +46,8 @@ export class ImageManager {
     this.bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst) : undefined;
   }
 
-  async ensure(image: string, policy: PullPolicy, backoffKey: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<EnsureResult> {
+  /** `beforePull` runs just before a pull begins (the caller's pod start slot is not held through a pull). */
+  async ensure(image: string, policy: PullPolicy, backoffKey: string, sandbox: PodSandboxConfig, signal: AbortSignal, beforePull?: () => void): Promise<EnsureResult> {
     if (!VALID_IMAGE.test(image)) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": invalid reference format` };
     const ref = withDefaultTag(image);
     if (policy !== 'Always') {
@@ -58,6 +59,7 @@ export class ImageManager {
     if (this.opts.backoff.inBackoffSinceUpdate(key)) {
       return { ok: false, reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
     }
+    beforePull?.();
     try {
       const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
       this.opts.backoff.reset(key);

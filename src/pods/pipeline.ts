@@ -23,11 +23,11 @@ import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/bac
 import { PodManager } from './manager.js';
 import { createBurstCollector, exposedGc } from '../memory/after-burst.js';
 import { Semaphore } from '../util/rate-limit.js';
+import { parseResolvConf } from './sandbox-config.js';
+import type { Pod } from '../api/pod-types.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
 export const POD_START_CONCURRENCY = 5;
-import { parseResolvConf } from './sandbox-config.js';
-import type { Pod } from '../api/pod-types.js';
 
 export interface PipelineInput {
   cfg: AgentConfiguration;

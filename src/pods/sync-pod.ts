@@ -74,11 +74,30 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   if (deps.container.podDataDir) await rm(deps.container.podDataDir(observed.uid), { recursive: true, force: true });
 }
 
-/** Sandbox steps wait behind container steps: pods already begun finish first (as a few pods started one by one would). */
+/**
+ * A pod's hold on one of deps.startSlots: taken at its first runtime step and
+ * kept through the next ones, as when a few pods are started one after the
+ * other; given up for an image pull and when the sync ends. Handing the slot
+ * back between a pod's own steps let queued sandboxes slip in between them.
+ */
+class StartSlot {
+  private release: (() => void) | undefined;
+  constructor(private readonly slots: Semaphore | undefined) {}
+
+  async hold(priority: number): Promise<void> {
+    if (this.slots && !this.release) this.release = await this.slots.acquire(priority);
+  }
+
+  free = (): void => {
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  };
+}
+
+/** A pod that has its sandbox and needs a slot back (after a pull, or to restart a container) goes before new pods. */
 const SANDBOX_STEP = 0;
-const CREATE_STEP = 1;
-const START_STEP = 2;
-const slot = <T>(deps: SyncDeps, priority: number, fn: () => Promise<T>): Promise<T> => (deps.startSlots ? deps.startSlots.run(fn, priority) : fn());
+const CONTAINER_STEP = 1;
 
 function backoffKey(pod: Pod, name: string, hash: string): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}/${name}/${hash}`;
@@ -89,6 +108,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
   const result: SyncResult & { actions: PodActions } = { waiting: new Map(), actions };
   const grace = pod.spec.terminationGracePeriodSeconds;
   const log = deps.log.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid });
+  const slot = new StartSlot(deps.startSlots);
   try {
     if (actions.killPod) {
       if (observed.sandboxes.some((s) => s.ready) || observed.containers.some((c) => c.state === 'RUNNING')) {
@@ -108,20 +128,19 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     let podIP = observed.sandboxes.find((s) => s.id === sandboxId)?.ip ?? '';
     if (actions.createSandbox) {
       await mkdir(sbConfig.logDirectory, { recursive: true });
-      const created = await slot(deps, SANDBOX_STEP, async () => {
-        const id = await deps.runtime.runPodSandbox(sbConfig, pod.spec.runtimeClassName ?? '', signal);
-        // A host-network pod has the node's IP; only a pod network's IP needs asking for.
-        return { id, ip: pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(id, signal)).ip };
-      });
-      sandboxId = created.id;
-      podIP = created.ip;
+      await slot.hold(SANDBOX_STEP);
+      sandboxId = await deps.runtime.runPodSandbox(sbConfig, pod.spec.runtimeClassName ?? '', signal);
+      // A host-network pod has the node's IP; only a pod network's IP needs asking for.
+      podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandboxId, signal)).ip;
       log.info('Created pod sandbox', { sandbox: sandboxId, attempt: actions.sandboxAttempt });
     }
     if (pod.spec.hostNetwork) podIP = deps.hostIP;
-    await startContainers(pod, observed, actions, sandboxId, sbConfig, podIP, deps, result, log, signal);
+    await startContainers(pod, observed, actions, sandboxId, sbConfig, podIP, deps, slot, result, log, signal);
   } catch (e) {
     if (signal.aborted) throw e;
     result.error = e as Error;
+  } finally {
+    slot.free();
   }
   return result;
 }
@@ -134,6 +153,7 @@ async function startContainers(
   sbConfig: PodSandboxConfig,
   podIP: string,
   deps: SyncDeps,
+  slot: StartSlot,
   result: SyncResult,
   log: AgentLogger,
   signal: AbortSignal,
@@ -155,7 +175,7 @@ async function startContainers(
       }
       deps.crashBackoff.next(key, finishedMs);
     }
-    const image = await deps.images.ensure(spec.image, spec.imagePullPolicy, pod.metadata.uid, sbConfig, signal);
+    const image = await deps.images.ensure(spec.image, spec.imagePullPolicy, pod.metadata.uid, sbConfig, signal, slot.free);
     if (!image.ok) {
       result.waiting.set(spec.name, { reason: image.reason, message: image.message });
       continue;
@@ -165,7 +185,8 @@ async function startContainers(
       const config = containerConfig(pod, spec, s.type, s.restartCount, facts, deps.container);
       for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
       await mkdir(`${sbConfig.logDirectory}/${spec.name}`, { recursive: true });
-      id = await slot(deps, CREATE_STEP, () => deps.runtime.createContainer(sandboxId, config, sbConfig, signal));
+      await slot.hold(CONTAINER_STEP);
+      id = await deps.runtime.createContainer(sandboxId, config, sbConfig, signal);
     } catch (e) {
       if (signal.aborted) throw e;
       const reason = e instanceof ContainerConfigError ? e.reason : 'CreateContainerError';
@@ -173,7 +194,7 @@ async function startContainers(
       continue;
     }
     try {
-      await slot(deps, START_STEP, () => deps.runtime.startContainer(id, signal));
+      await deps.runtime.startContainer(id, signal);
       log.info('Started container', { container: spec.name, containerID: id, restartCount: s.restartCount, imagePulled: image.pulled });
     } catch (e) {
       if (signal.aborted) throw e;

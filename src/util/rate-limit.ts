@@ -41,7 +41,8 @@ export class Semaphore {
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(fn: () => Promise<T>, priority = 0): Promise<T> {
+  /** Waits for a place; the function returned gives it back (once, however often it is called). */
+  async acquire(priority = 0): Promise<() => void> {
     if (this.active >= this.limit) {
       await new Promise<void>((go) => {
         // Stable: after every waiter of the same or a higher priority.
@@ -50,12 +51,23 @@ export class Semaphore {
         this.queue.splice(i, 0, { priority, go });
       });
     } else this.active++;
-    try {
-      return await fn();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      // The place passes straight to the next waiter, so `active` stays as it is.
       const next = this.queue.shift();
       if (next) next.go();
       else this.active--;
+    };
+  }
+
+  async run<T>(fn: () => Promise<T>, priority = 0): Promise<T> {
+    const release = await this.acquire(priority);
+    try {
+      return await fn();
+    } finally {
+      release();
     }
   }
 }

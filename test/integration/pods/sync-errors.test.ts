@@ -1,45 +1,10 @@
 // The executor's failure paths against the in-memory runtime: each failing
 // step becomes the waiting reason the kubelet reports, and nothing is lost.
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
 import { CriError } from '../../../src/cri/errors.js';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
-import { ImageManager } from '../../../src/images/manager.js';
 import { observePod } from '../../../src/pods/observe.js';
-import { syncPod, type SyncDeps } from '../../../src/pods/sync-pod.js';
-import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
-import { KeyedBackoff } from '../../../src/util/backoff.js';
-import { tempDir } from '../../helpers/agent-process.js';
-import { testLogger } from '../../helpers/test-logger.js';
-
-const IMAGE = 'localhost/busybox:latest';
-const tmp = tempDir();
-
-function pod(container: Record<string, unknown>): Pod {
-  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { hostNetwork: true, containers: [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent', ...container }] } });
-  if (!d.ok) throw new Error(JSON.stringify(d.problems));
-  return applyStaticPodDefaults(d.pod, 'n', 'file', '/m/p.yaml', new Date());
-}
-
-function deps(runtime: FakeRuntime, pullBackoff = new KeyedBackoff({ initialMs: 60_000, maxMs: 300_000 })): SyncDeps {
-  const log = testLogger();
-  return {
-    runtime,
-    images: new ImageManager({ images: runtime, maxParallel: 1, backoff: pullBackoff, credentials: async () => [], log }),
-    crashBackoff: new KeyedBackoff({ initialMs: 10_000, maxMs: 300_000 }),
-    nodeName: 'n',
-    hostIP: '127.0.0.1',
-    log,
-    sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: tmp.dir, cgroupParent: '' },
-    container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 1 << 30, seccompDefault: false, emptyDirPath: () => tmp.dir },
-  };
-}
-
-async function sync(runtime: FakeRuntime, p: Pod, d = deps(runtime)) {
-  const ac = new AbortController();
-  return syncPod(p, await observePod(runtime, p.metadata.uid, ac.signal), d, ac.signal);
-}
+import { IMAGE, staticPod as pod, syncDeps as deps, syncOnce as sync } from '../../helpers/sync-pod.js';
 
 describe('sync failures become waiting reasons', () => {
   it('createContainer fails → CreateContainerError; the next sync starts it', async () => {

@@ -46,6 +46,17 @@ describe('ImageManager', () => {
     expect(h.pulls()).toHaveLength(1);
   });
 
+  it('calls beforePull just before a pull, and only then', async () => {
+    const h = harness({ registry: { 'reg.io/app:1': {}, 'reg.io/broken:1': { error: new CriError('UNKNOWN', 'not found') } } });
+    const seen: string[] = [];
+    const ensure = (image: string) => h.images.ensure(image, 'IfNotPresent', image, SANDBOX, signal, () => seen.push(`${image} pulls=${h.pulls().length}`));
+    expect(await ensure('local/present:1')).toMatchObject({ ok: true, pulled: false });
+    expect(await ensure('reg.io/app:1')).toMatchObject({ ok: true, pulled: true });
+    expect(await ensure('reg.io/broken:1')).toMatchObject({ reason: 'ErrImagePull' });
+    expect(await ensure('reg.io/broken:1')).toMatchObject({ reason: 'ImagePullBackOff' });
+    expect(seen).toEqual(['reg.io/app:1 pulls=0', 'reg.io/broken:1 pulls=1']);
+  });
+
   it.each([
     [1, 1],
     [2, 2],

@@ -46,6 +46,24 @@ describe('Semaphore', () => {
     await Promise.all([held, ...runs]);
     expect(order).toEqual(['start-a', 'create-a', 'create-b', 'sandbox-a', 'sandbox-b']);
   });
+  it('acquire holds a place until released; a second release of the same place frees nothing', async () => {
+    const s = new Semaphore(1);
+    const first = await s.acquire();
+    let second: (() => void) | undefined;
+    const waiting = s.acquire().then((r) => (second = r));
+    await Promise.resolve();
+    expect(second).toBeUndefined();
+    first();
+    await waiting;
+    first();
+    let third: (() => void) | undefined;
+    void s.acquire().then((r) => (third = r));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(third).toBeUndefined();
+    second!();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(third).toBeTypeOf('function');
+  });
   it('releases on failure', async () => {
     const s = new Semaphore(1);
     await expect(s.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
