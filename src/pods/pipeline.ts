@@ -1,7 +1,6 @@
 // Assembles the pod pipeline from the configuration: runtime (CRI, with the
 // version handshake), image manager, sources → merger → pod manager, PLEG.
 // Returns its components in start order; the composition root runs them.
-import { readFile } from 'node:fs/promises';
 import { networkInterfaces, totalmem } from 'node:os';
 import { isIP } from 'node:net';
 import type { AgentConfiguration } from '../config/options.js';
@@ -23,7 +22,7 @@ import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/bac
 import { PodManager } from './manager.js';
 import { createBurstCollector, exposedGc } from '../memory/after-burst.js';
 import { Semaphore } from '../util/rate-limit.js';
-import { parseResolvConf } from './sandbox-config.js';
+import { resolvConfReader } from './resolv-conf.js';
 import type { Pod } from '../api/pod-types.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
@@ -56,16 +55,6 @@ export function hostIP(nodeIP: string): string {
     for (const a of addrs ?? []) if (!a.internal && isIP(a.address) === (wantV6 ? 6 : 4)) return a.address;
   }
   return wantV6 ? '::1' : '127.0.0.1';
-}
-
-async function hostDns(path: string, log: AgentLogger) {
-  if (path === '') return undefined;
-  try {
-    return parseResolvConf(await readFile(path, 'utf8'));
-  } catch (e) {
-    log.warn('Could not read the resolver configuration; pods of dnsPolicy Default get a loopback resolver, as with --resolv-conf=""', { path, err: e });
-    return undefined;
-  }
 }
 
 export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | undefined> {
@@ -102,6 +91,9 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
     credentials: credentialLookup(candidates, plugins, credLog),
     log: log.child({ component: 'images' }),
   });
+  // Read once now so an unreadable file is reported at start, as the kubelet checks it at start.
+  const hostDns = resolvConfReader(cfg.resolvConf, log);
+  hostDns();
   const status = new StatusStore();
   const merger = new PodConfigMerger(sources);
   const gc = exposedGc();
@@ -125,7 +117,7 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
       nodeName: node,
       hostIP: ip,
       log: log.child({ component: 'pods' }),
-      sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: await hostDns(cfg.resolvConf, log), nodeIPs: [ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
+      sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
       container: {
         cpuCFSQuota: cfg.cpuCFSQuota,
         cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,

@@ -9,8 +9,8 @@ export interface NodeDnsSettings {
   clusterDNS: readonly string[];
   /** --cluster-domain. */
   clusterDomain: string;
-  /** The parsed --resolv-conf file; undefined when --resolv-conf is "" (or unreadable). */
-  host: DnsConfig | undefined;
+  /** The --resolv-conf file's settings as they are now (resolv-conf.ts); undefined when --resolv-conf is "" (or unreadable). */
+  host: () => DnsConfig | undefined;
   /** The node's IPs: without a resolv.conf, host DNS points at the node's own loopback of each family. */
   nodeIPs: readonly string[];
 }
@@ -43,19 +43,21 @@ export function podDns(pod: Pod, node: NodeDnsSettings): DnsConfig {
     case 'None':
       dns = { servers: [], searches: [], options: [] };
       break;
-    case 'Default':
-      if (node.host === undefined) {
+    case 'Default': {
+      const host = node.host();
+      if (host === undefined) {
         // --resolv-conf="": the kubelet sends a resolver that answers nothing rather
         // than let the runtime copy the node's /etc/resolv.conf.
         const servers = uniq(node.nodeIPs.map((ip) => (ip.includes(':') ? '::1' : '127.0.0.1')));
         dns = { servers: servers.length > 0 ? servers : ['127.0.0.1'], searches: ['.'], options: [] };
-      } else dns = { servers: [...node.host.servers], searches: [...node.host.searches], options: [...node.host.options] };
+      } else dns = { servers: [...host.servers], searches: [...host.searches], options: [...host.options] };
       break;
+    }
     default: {
       const ns = pod.metadata.namespace;
       const d = node.clusterDomain;
       const cluster = d === '' ? [] : [`${ns}.svc.${d}`, `svc.${d}`, d];
-      dns = { servers: [...node.clusterDNS], searches: [...cluster, ...(node.host?.searches ?? [])], options: ['ndots:5'] };
+      dns = { servers: [...node.clusterDNS], searches: [...cluster, ...(node.host()?.searches ?? [])], options: ['ndots:5'] };
     }
   }
   const extra = pod.spec.dnsConfig;

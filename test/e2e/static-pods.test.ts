@@ -1,8 +1,10 @@
 // Static pods from a manifest directory on a real containerd: a pod starts and
 // reaches Running; an edit restarts only the changed container; deleting the
 // file tears the pod down; a bad manifest is reported once and leaves the
-// other pods alone, and fixing it starts its pod.
-import { readFileSync } from 'node:fs';
+// other pods alone, and fixing it starts its pod; --resolv-conf is read as it
+// is when each pod starts.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { CriRuntime } from '../../src/cri/grpc-client.js';
@@ -103,6 +105,40 @@ describe.skipIf(skip)('static pods on a real containerd', () => {
     node.removeManifest('net.yaml');
     await waitFor('pod network sandbox removed', 20_000, async () => (await podSandboxes(cri, uid)).length === 0, agent);
   });
+
+  it('a pod gets the --resolv-conf resolver as the file is when the pod starts: an edit reaches the next pod, not a running one', async () => {
+    node = createNode(rt, cri);
+    const resolvConf = join(node.dir, 'resolv.conf');
+    writeFileSync(resolvConf, 'nameserver 192.0.2.53\nsearch one.example\n');
+    const agent = await node.start([`--resolv-conf=${resolvConf}`]);
+    const printResolvConf = ['sh', '-c', "cat /etc/resolv.conf; trap 'exit 0' TERM; while true; do sleep 1 & wait; done"];
+    const printed = async (name: string) => {
+      const c = await running(cri, await podUid(agent, name), 'main', 20_000, agent);
+      const text = await waitFor(`${name} prints its resolv.conf`, 10_000, () => {
+        try {
+          const t = readFileSync(c.logPath, 'utf8');
+          return t.includes('search') ? t : undefined;
+        } catch {
+          return undefined;
+        }
+      }, agent);
+      return { id: c.id, text };
+    };
+    node.writeManifest('dns-a.yaml', pod('dns-a', [container('main', printResolvConf)]));
+    const a = await printed('dns-a');
+    expect(a.text).toMatch(/nameserver 192\.0\.2\.53/);
+    expect(a.text).toMatch(/search one\.example/);
+
+    // As DHCP or systemd-resolved rewrites it.
+    writeFileSync(resolvConf, 'nameserver 198.51.100.7\nsearch two.example\n');
+    node.writeManifest('dns-b.yaml', pod('dns-b', [container('main', printResolvConf)]));
+    const b = await printed('dns-b');
+    expect(b.text).toMatch(/nameserver 198\.51\.100\.7/);
+    expect(b.text).toMatch(/search two\.example/);
+    expect(b.text).not.toMatch(/192\.0\.2\.53/);
+    // The running pod keeps its sandbox and container.
+    expect((await running(cri, await podUid(agent, 'dns-a'), 'main', 5_000, agent)).id).toBe(a.id);
+  }, 60_000);
 
   it('restarts only the container whose spec changed when the manifest is edited', async () => {
     node = createNode(rt, cri);

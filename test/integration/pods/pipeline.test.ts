@@ -56,7 +56,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
       nodeName: 'node-a',
       hostIP: '127.0.0.1',
       log,
-      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: t.dir, cgroupParent: '' },
+      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: () => undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: t.dir, cgroupParent: '' },
       container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
     },
   });

@@ -107,7 +107,7 @@ describe('environment', () => {
 
 describe('sandbox DNS', () => {
   const host = parseResolvConf('# comment\nnameserver 192.0.2.53\nsearch corp.example lab.example\noptions edns0 ndots:2\n');
-  const node = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', host, nodeIPs: ['192.0.2.10'] };
+  const node = { clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', host: () => host, nodeIPs: ['192.0.2.10'] };
   it('parses resolv.conf', () => expect(host).toEqual({ servers: ['192.0.2.53'], searches: ['corp.example', 'lab.example'], options: ['edns0', 'ndots:2'] }));
   it.each([
     ['ClusterFirst', false, { servers: ['10.96.0.10'], searches: ['prod.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example', 'lab.example'], options: ['ndots:5'] }],
@@ -126,7 +126,7 @@ describe('sandbox DNS', () => {
     [['192.0.2.10', '2001:db8::10'], ['127.0.0.1', '::1']],
     [[], ['127.0.0.1']],
   ])('--resolv-conf="" with node IPs %j: Default gets a loopback resolver %j and search "."', (nodeIPs, servers) => {
-    const none = { ...node, host: undefined, nodeIPs };
+    const none = { ...node, host: () => undefined, nodeIPs };
     expect(podDns(pod({ dnsPolicy: 'Default' }), none)).toEqual({ servers, searches: ['.'], options: [] });
     // ClusterFirst without cluster DNS falls back to it too; with cluster DNS the cluster's resolver applies.
     expect(podDns(pod({}), { ...none, clusterDNS: [] })).toEqual({ servers, searches: ['.'], options: [] });
@@ -139,7 +139,7 @@ describe('sandbox DNS', () => {
 });
 
 describe('sandbox config', () => {
-  const settings = { dns: { clusterDNS: [], clusterDomain: '', host: undefined, nodeIPs: ['192.0.2.10'] }, podLogsDir: '/var/log/pods', cgroupParent: '' };
+  const settings = { dns: { clusterDNS: [], clusterDomain: '', host: () => undefined, nodeIPs: ['192.0.2.10'] }, podLogsDir: '/var/log/pods', cgroupParent: '' };
   it('host network: no hostname, node namespaces, host ports mapped', () => {
     const p = pod({ hostNetwork: true, containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: 8080, hostPort: 8080 }, { containerPort: 9090 }] }] });
     const cfg = sandboxConfig(p, 2, settings);
