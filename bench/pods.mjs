@@ -299,10 +299,10 @@ const fullName = (name) => `${name}-${NODE_NAME}`;
 let dist;
 async function loadDist() {
   const imp = (p) => import(pathToFileURL(join(REPO, 'dist', p)).href);
-  const [cri, manifestMod, sandbox, container] = await Promise.all([imp('cri/grpc-client.js'), imp('sources/manifest.js'), imp('pods/sandbox-config.js'), imp('pods/container-config.js')]);
+  const [cri, manifestMod, sandbox, container, resolvConf] = await Promise.all([imp('cri/grpc-client.js'), imp('sources/manifest.js'), imp('pods/sandbox-config.js'), imp('pods/container-config.js'), imp('pods/resolv-conf.js')]);
   let hostResolv;
   try {
-    hostResolv = sandbox.parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8'));
+    hostResolv = resolvConf.parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8'));
   } catch {
     hostResolv = undefined;
   }

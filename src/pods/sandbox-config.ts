@@ -15,20 +15,6 @@ export interface NodeDnsSettings {
   nodeIPs: readonly string[];
 }
 
-/** Parses resolv.conf text: nameserver, search/domain and options lines. */
-export function parseResolvConf(text: string): DnsConfig {
-  const out: DnsConfig = { servers: [], searches: [], options: [] };
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/[#;].*$/, '').trim();
-    const [key, ...rest] = line.split(/\s+/);
-    if (key === 'nameserver' && rest[0]) out.servers.push(rest[0]);
-    else if (key === 'search') out.searches = rest;
-    else if (key === 'domain' && rest[0]) out.searches = [rest[0]];
-    else if (key === 'options') out.options.push(...rest);
-  }
-  return out;
-}
-
 const MAX_SEARCHES = 32;
 const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 

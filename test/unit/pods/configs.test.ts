@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decodePod } from '../../../src/api/pod-decode.js';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { containerConfig, containerEnv, expand, linuxResources, oomScoreAdj, qosClass } from '../../../src/pods/container-config.js';
-import { parseResolvConf, podDns, sandboxConfig } from '../../../src/pods/sandbox-config.js';
+import { parseResolvConf } from '../../../src/pods/resolv-conf.js';
+import { podDns, sandboxConfig } from '../../../src/pods/sandbox-config.js';
 
 function pod(spec: Record<string, unknown>, meta: Record<string, unknown> = {}): Pod {
   const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'prod', uid: 'u1', ...meta }, spec: { containers: [{ name: 'c', image: 'i:1' }], ...spec } });
