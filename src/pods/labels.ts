@@ -24,6 +24,13 @@ export const ANN_CONTAINER_PORTS = 'io.platform.container.ports';
 export const ANN_CONTAINER_TYPE = 'io.platform.container.type';
 /** Hash of the pod settings baked into its sandbox: a change recreates the sandbox. */
 export const ANN_SANDBOX_HASH = 'io.platform.pod.sandboxHash';
+/**
+ * "true" or "false": whether the sandbox shares the node's network. The relist
+ * then knows a host-network sandbox from the list alone: it has no IP of its
+ * own, so its status need not be read (absent on sandboxes from older agents:
+ * read as before).
+ */
+export const ANN_SANDBOX_HOST_NETWORK = 'io.platform.pod.hostNetwork';
 
 export type ContainerType = 'init' | 'container';
 

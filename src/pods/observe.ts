@@ -5,7 +5,7 @@
 import type { Container as RuntimeContainer, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from '../cri/types.js';
 import { isNotFound } from '../cri/errors.js';
 import { LABEL_MANAGED, LABEL_POD_UID } from './labels.js';
-import { emptyObserved, groupByPod, observeContainer, observeSandbox, type ObservedContainerInput, type ObservedPod, type ObservedSandboxInput } from './observed.js';
+import { emptyObserved, groupByPod, isHostNetworkSandbox, observeContainer, observeSandbox, type ObservedContainerInput, type ObservedPod, type ObservedSandboxInput } from './observed.js';
 
 /**
  * Per ID: the status read for the entry's last state, and the entry last
@@ -51,7 +51,7 @@ interface Entry<S, I> {
 async function inputs<R extends { id: string; state: string }, S, I extends { raw: R }>(
   listed: readonly R[],
   cache: Map<string, Entry<S, I>> | undefined,
-  readStatus: (id: string) => Promise<S | undefined>,
+  readStatus: (raw: R) => Promise<S | undefined>,
   build: (raw: R, status: S | undefined) => I,
 ): Promise<{ items: I[]; unchanged: boolean }> {
   const out: I[] = new Array<I>(listed.length);
@@ -65,7 +65,7 @@ async function inputs<R extends { id: string; state: string }, S, I extends { ra
     }
     misses.push(
       (async () => {
-        const status = hit && hit.state === raw.state ? hit.status : await readStatus(raw.id);
+        const status = hit && hit.state === raw.state ? hit.status : await readStatus(raw);
         const input = build(raw, status);
         cache?.set(raw.id, { state: raw.state, status, input });
         out[i] = input;
@@ -102,13 +102,14 @@ async function observe(runtime: RuntimeService, selector: Record<string, string>
     inputs(
       sandboxes,
       cache?.sandboxes,
-      (id) => orUndefined(runtime.podSandboxStatus(id, signal)),
+      // A host-network sandbox's status adds nothing the list lacks (the pod has the node's IP).
+      (raw) => (isHostNetworkSandbox(raw) ? Promise.resolve(undefined) : orUndefined(runtime.podSandboxStatus(raw.id, signal))),
       (raw: PodSandbox, status): ObservedSandboxInput => ({ raw, observed: observeSandbox(raw, status) }),
     ),
     inputs(
       containers,
       cache?.containers,
-      (id) => orUndefined(runtime.containerStatus(id, signal)),
+      (raw) => orUndefined(runtime.containerStatus(raw.id, signal)),
       (raw: RuntimeContainer, status): ObservedContainerInput => ({ raw, observed: observeContainer(raw, status) }),
     ),
   ]);

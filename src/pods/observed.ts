@@ -6,6 +6,7 @@ import {
   ANN_CONTAINER_RESTART_COUNT,
   ANN_CONTAINER_TYPE,
   ANN_SANDBOX_HASH,
+  ANN_SANDBOX_HOST_NETWORK,
   ANN_POD_TERMINATION_GRACE_PERIOD,
   LABEL_CONTAINER_NAME,
   LABEL_POD_NAME,
@@ -61,6 +62,9 @@ export const emptyObserved = (uid: string, name = '', namespace = ''): ObservedP
 
 const newestFirst = <T extends { createdAt: bigint }>(a: T, b: T): number => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0);
 
+/** A sandbox whose annotation says it shares the node's network: it has no IP of its own to read from its status. */
+export const isHostNetworkSandbox = (s: PodSandbox): boolean => s.annotations[ANN_SANDBOX_HOST_NETWORK] === 'true';
+
 export function observeSandbox(s: PodSandbox, status?: PodSandboxStatus): ObservedSandbox {
   return {
     id: s.id,
@@ -69,7 +73,7 @@ export function observeSandbox(s: PodSandbox, status?: PodSandboxStatus): Observ
     createdAt: s.createdAt,
     ip: status?.ip ?? '',
     additionalIps: status?.additionalIps ?? [],
-    hostNetwork: status ? status.namespaceOptions.network === 'NODE' : false,
+    hostNetwork: status ? status.namespaceOptions.network === 'NODE' : isHostNetworkSandbox(s),
     configHash: s.annotations[ANN_SANDBOX_HASH] ?? '',
   };
 }

@@ -2,7 +2,7 @@
 // generatePodSandboxConfig and its DNS configurer), as pure functions.
 import type { Pod } from '../api/pod-types.js';
 import type { DnsConfig, PodSandboxConfig, PortMapping } from '../cri/types.js';
-import { ANN_SANDBOX_HASH, sandboxHash, sandboxLabels } from './labels.js';
+import { ANN_SANDBOX_HASH, ANN_SANDBOX_HOST_NETWORK, sandboxHash, sandboxLabels } from './labels.js';
 
 export interface NodeDnsSettings {
   /** --cluster-dns. */
@@ -95,7 +95,7 @@ export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): Po
     dnsConfig: dns,
     portMappings: portMappings(pod),
     labels: sandboxLabels(pod),
-    annotations: { ...pod.metadata.annotations, [ANN_SANDBOX_HASH]: sandboxHash(pod) },
+    annotations: { ...pod.metadata.annotations, [ANN_SANDBOX_HASH]: sandboxHash(pod), [ANN_SANDBOX_HOST_NETWORK]: String(hostNetwork) },
     linux: {
       cgroupParent: s.cgroupParent,
       sysctls,

@@ -151,6 +151,12 @@ describe('sandbox config', () => {
     expect(cfg.portMappings).toEqual([{ protocol: 'TCP', containerPort: 8080, hostPort: 8080, hostIp: '' }]);
     expect(cfg.labels).toMatchObject({ 'io.platform.pod.uid': 'u1', 'io.platform.pod.name': 'web', 'io.platform.pod.namespace': 'prod' });
     expect(cfg.annotations['io.platform.pod.sandboxHash']).toMatch(/^[0-9a-f]{16}$/);
+    expect(cfg.annotations['io.platform.pod.hostNetwork']).toBe('true');
+  });
+  it("records the network mode in an annotation, over a pod annotation of that name (the relist trusts it)", () => {
+    const forged = { annotations: { 'io.platform.pod.hostNetwork': 'true' } };
+    expect(sandboxConfig(pod({}, forged), 0, settings).annotations['io.platform.pod.hostNetwork']).toBe('false');
+    expect(sandboxConfig(pod({ hostNetwork: true }, { annotations: { 'io.platform.pod.hostNetwork': 'false' } }), 0, settings).annotations['io.platform.pod.hostNetwork']).toBe('true');
   });
   it('pod network: the pod name, or spec.hostname, as hostname', () => {
     expect(sandboxConfig(pod({}), 0, settings).hostname).toBe('web');

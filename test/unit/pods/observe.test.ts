@@ -2,21 +2,23 @@
 // entries whose state changed, and unchanged pods come back as the same objects.
 import { describe, expect, it } from 'vitest';
 import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from '../../../src/cri/types.js';
-import { LABEL_CONTAINER_NAME, LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../../../src/pods/labels.js';
-import { newStatusCache, observeAll } from '../../../src/pods/observe.js';
+import { ANN_SANDBOX_HOST_NETWORK, LABEL_CONTAINER_NAME, LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../../../src/pods/labels.js';
+import { newStatusCache, observeAll, observePod } from '../../../src/pods/observe.js';
 
 const labels = (uid: string): Record<string, string> => ({ [LABEL_MANAGED]: 'true', [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: `p-${uid}`, [LABEL_POD_NAMESPACE]: 'default', [LABEL_CONTAINER_NAME]: 'c' });
-const sandbox = (uid: string, state = 'READY'): PodSandbox =>
-  Object.freeze({ id: `sb-${uid}`, metadata: { name: `p-${uid}`, uid, namespace: 'default', attempt: 0 }, state, createdAt: 1n, labels: labels(uid), annotations: {}, runtimeHandler: '' }) as unknown as PodSandbox;
+const sandbox = (uid: string, state = 'READY', annotations: Record<string, string> = {}): PodSandbox =>
+  Object.freeze({ id: `sb-${uid}`, metadata: { name: `p-${uid}`, uid, namespace: 'default', attempt: 0 }, state, createdAt: 1n, labels: labels(uid), annotations, runtimeHandler: '' }) as unknown as PodSandbox;
 const container = (uid: string, state = 'RUNNING'): Container =>
   Object.freeze({ id: `c-${uid}`, podSandboxId: `sb-${uid}`, metadata: { name: 'c', attempt: 0 }, image: 'busybox', imageRef: 'sha256:1', state, createdAt: 2n, labels: labels(uid), annotations: {} }) as unknown as Container;
+
+const selects = (f: { labelSelector?: Record<string, string> } | undefined, labels: Record<string, string>): boolean => Object.entries(f?.labelSelector ?? {}).every(([k, v]) => labels[k] === v);
 
 /** A runtime whose list answers are whatever the test put there (the same objects until replaced), counting status reads. */
 function stubRuntime(sandboxes: PodSandbox[], containers: Container[]) {
   const counts = { podSandboxStatus: 0, containerStatus: 0 };
   const rt = {
-    listPodSandbox: async () => sandboxes,
-    listContainers: async () => containers,
+    listPodSandbox: async (f?: { labelSelector?: Record<string, string> }) => sandboxes.filter((x) => selects(f, x.labels)),
+    listContainers: async (f?: { labelSelector?: Record<string, string> }) => containers.filter((x) => selects(f, x.labels)),
     podSandboxStatus: async () => {
       counts.podSandboxStatus++;
       return { ip: '10.0.0.1', additionalIps: [], namespaceOptions: { network: 'POD' } } as unknown as PodSandboxStatus;
@@ -80,5 +82,21 @@ describe('observeAll', () => {
     expect(swapped).not.toBe(first);
     expect([...swapped.keys()].sort()).toEqual(['a', 'c']);
     expect(swapped.get('a')).toBe(first.get('a'));
+  });
+
+  it("reads no status for a sandbox annotated as on the host's network; reads it for pod-network and unannotated ones", async () => {
+    const sbs = [sandbox('h', 'READY', { [ANN_SANDBOX_HOST_NETWORK]: 'true' }), sandbox('p', 'READY', { [ANN_SANDBOX_HOST_NETWORK]: 'false' }), sandbox('old')];
+    const { rt, counts } = stubRuntime(sbs, []);
+    const signal = new AbortController().signal;
+    const seen = await observeAll(rt, newStatusCache(), signal);
+    expect(counts.podSandboxStatus).toBe(2);
+    expect(seen.get('h')!.sandboxes[0]).toMatchObject({ hostNetwork: true, ip: '', ready: true });
+    expect(seen.get('p')!.sandboxes[0]).toMatchObject({ hostNetwork: false, ip: '10.0.0.1' });
+    expect(seen.get('old')!.sandboxes[0]).toMatchObject({ hostNetwork: false, ip: '10.0.0.1' });
+
+    // The same holds for a sync's fresh read of one pod, and for a host-network sandbox that stopped.
+    sbs[0] = sandbox('h', 'NOTREADY', { [ANN_SANDBOX_HOST_NETWORK]: 'true' });
+    expect((await observePod(rt, 'h', signal)).sandboxes[0]).toMatchObject({ hostNetwork: true, ready: false });
+    expect(counts.podSandboxStatus).toBe(2);
   });
 });
