@@ -26,6 +26,8 @@ export interface ImageManagerOptions {
   /** Credentials that may pull an image, to try in order; none: an anonymous pull. */
   credentials: (image: string) => Promise<readonly AuthConfig[]>;
   log: AgentLogger;
+  /** Monotonic ms; performance.now() by default. */
+  now?: () => number;
 }
 
 /** `busybox` → `busybox:latest`: the runtime resolves names, but an untagged name means :latest. */
@@ -37,11 +39,24 @@ export function withDefaultTag(image: string): string {
 
 const VALID_IMAGE = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]*$/;
 
+/**
+ * How long the runtime's answer that an image is present stands for the next
+ * containers of that image. Many pods of one image started at once (110
+ * manifests written together) would otherwise ask the runtime once each; an
+ * image removed meanwhile fails the container's creation, and the caller then
+ * forgets the answer (forget()), so the retry asks again and pulls.
+ */
+export const PRESENT_TTL_MS = 2_000;
+
 export class ImageManager {
   private readonly slots: Semaphore | undefined;
   private readonly bucket: TokenBucket | undefined;
+  /** Image reference -> the image's ID and when the runtime last said it is present. */
+  private readonly present = new Map<string, { imageRef: string; at: number }>();
+  private readonly now: () => number;
 
   constructor(private readonly opts: ImageManagerOptions) {
+    this.now = opts.now ?? (() => performance.now());
     this.slots = opts.maxParallel !== undefined ? new Semaphore(opts.maxParallel) : undefined;
     this.bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst) : undefined;
   }
@@ -51,8 +66,14 @@ export class ImageManager {
     if (!VALID_IMAGE.test(image)) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": invalid reference format` };
     const ref = withDefaultTag(image);
     if (policy !== 'Always') {
+      const known = this.present.get(ref);
+      if (known !== undefined && this.now() - known.at < PRESENT_TTL_MS) return { ok: true, imageRef: known.imageRef, pulled: false };
       const present = await this.opts.images.imageStatus(ref, signal);
-      if (present) return { ok: true, imageRef: present.id, pulled: false };
+      if (present) {
+        this.remember(ref, present.id);
+        return { ok: true, imageRef: present.id, pulled: false };
+      }
+      this.present.delete(ref);
       if (policy === 'Never') return { ok: false, reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
     }
     const key = `${backoffKey}/${ref}`;
@@ -62,6 +83,7 @@ export class ImageManager {
     beforePull?.();
     try {
       const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      this.remember(ref, imageRef);
       this.opts.backoff.reset(key);
       return { ok: true, imageRef, pulled: true };
     } catch (e) {
@@ -73,9 +95,20 @@ export class ImageManager {
     }
   }
 
-  /** Forgets back-offs of pulls that stopped failing long ago (called from the resync tick). */
+  /** A container of `image` could not be created: the next ensure() asks the runtime again. */
+  forget(image: string): void {
+    this.present.delete(withDefaultTag(image));
+  }
+
+  /** Forgets back-offs of pulls that stopped failing long ago, and stale presence answers (called from the resync tick). */
   gc(): void {
     this.opts.backoff.gc();
+    const now = this.now();
+    for (const [ref, p] of this.present) if (now - p.at >= PRESENT_TTL_MS) this.present.delete(ref);
+  }
+
+  private remember(ref: string, imageRef: string): void {
+    this.present.set(ref, { imageRef, at: this.now() });
   }
 
   private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {

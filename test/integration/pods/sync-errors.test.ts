@@ -19,6 +19,18 @@ describe('sync failures become waiting reasons', () => {
     expect(runtime.containers().filter((c) => c.state === 'RUNNING')).toHaveLength(1);
     expect(runtime.sandboxes()).toHaveLength(1);
   });
+  it('an image removed while the last "present" answer stands: creation fails, and the next sync pulls it again', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE], registry: { [IMAGE]: {} } });
+    const d = deps(runtime);
+    expect((await sync(runtime, pod({}, 'a'), d)).waiting.size).toBe(0);
+    await runtime.removeImage(IMAGE);
+    const r1 = await sync(runtime, pod({}, 'b'), d);
+    expect(r1.waiting.get('main')).toMatchObject({ reason: 'CreateContainerError', message: expect.stringContaining('not found') });
+    const r2 = await sync(runtime, pod({}, 'b'), d);
+    expect(r2.waiting.size).toBe(0);
+    expect(runtime.callsOf('pullImage').map(([image]) => image)).toEqual([IMAGE]);
+    expect(runtime.containers().filter((c) => c.state === 'RUNNING')).toHaveLength(2);
+  });
   it('startContainer fails → RunContainerError', async () => {
     const runtime = new FakeRuntime({ images: [IMAGE], onStart: () => ({ startError: 'exec: "nope": executable file not found' }) });
     const r = await sync(runtime, pod({ command: ['nope'] }));

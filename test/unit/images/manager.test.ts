@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuthConfig, PodSandboxConfig } from '../../../src/cri/types.js';
 import { CriError } from '../../../src/cri/errors.js';
 import { FakeRuntime, type FakePullBehaviour } from '../../../src/cri/fake-runtime.js';
-import { ImageManager } from '../../../src/images/manager.js';
+import { ImageManager, PRESENT_TTL_MS } from '../../../src/images/manager.js';
 import { KeyedBackoff } from '../../../src/util/backoff.js';
 import { testLogger } from '../../helpers/test-logger.js';
 
@@ -31,8 +31,9 @@ function harness(opts: { registry?: Record<string, FakePullBehaviour>; maxParall
     backoff: new KeyedBackoff({ initialMs: 10_000, maxMs: 300_000, ...(opts.now ? { now: opts.now } : {}) }),
     credentials: opts.credentials ?? (async () => []),
     log: testLogger(),
+    ...(opts.now ? { now: opts.now } : {}),
   });
-  return { runtime, images, maxInFlight: () => maxInFlight, pulls: () => runtime.callsOf('pullImage') };
+  return { runtime, images, maxInFlight: () => maxInFlight, pulls: () => runtime.callsOf('pullImage'), statusReads: () => runtime.callsOf('imageStatus').length };
 }
 
 const slow = (n: number): Record<string, FakePullBehaviour> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`reg.io/app${i}:1`, { delayMs: 30 }]));
@@ -104,5 +105,49 @@ describe('ImageManager', () => {
     h.runtime.images.setRegistry('reg.io/flaky:1', {});
     now = 10_001;
     expect(await h.images.ensure('reg.io/flaky:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+  });
+
+  describe('presence answers', () => {
+    it('stand for PRESENT_TTL_MS for the next containers of the image, then the runtime is asked again', async () => {
+      let now = 0;
+      const h = harness({ now: () => now });
+      const ensure = () => h.images.ensure('local/present:1', 'IfNotPresent', 'k', SANDBOX, signal);
+      expect(await ensure()).toMatchObject({ ok: true, pulled: false });
+      now = PRESENT_TTL_MS - 1;
+      expect(await ensure()).toMatchObject({ ok: true, pulled: false });
+      expect(await h.images.ensure('local/present:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
+      expect(h.statusReads()).toBe(1);
+      now = PRESENT_TTL_MS;
+      expect(await ensure()).toMatchObject({ ok: true, pulled: false });
+      expect(h.statusReads()).toBe(2);
+    });
+
+    it('a pulled image is present for the next containers; Always still pulls each time', async () => {
+      const h = harness({ registry: { 'reg.io/app:1': {} }, now: () => 0 });
+      expect(await h.images.ensure('reg.io/app:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure('reg.io/app:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
+      expect(await h.images.ensure('reg.io/app:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure('reg.io/app:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(h.pulls()).toHaveLength(3);
+      expect(h.statusReads()).toBe(1);
+    });
+
+    it('forget(): an image removed since it was found present is looked up again and pulled', async () => {
+      const h = harness({ registry: { 'reg.io/app:latest': {} }, now: () => 0 });
+      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      await h.runtime.removeImage('reg.io/app:latest');
+      // Within the TTL the answer stands: the container's creation would fail, and the caller forgets it.
+      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
+      h.images.forget('reg.io/app');
+      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(h.pulls()).toHaveLength(2);
+    });
+
+    it('a missing image is not remembered: Never keeps refusing until it is present', async () => {
+      const h = harness({ registry: { 'reg.io/app:1': {} }, now: () => 0 });
+      expect(await h.images.ensure('reg.io/app:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
+      expect(await h.images.ensure('reg.io/app:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
+      expect(h.statusReads()).toBe(2);
+    });
   });
 });
