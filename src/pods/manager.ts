@@ -55,6 +55,21 @@ export interface PodManagerOptions {
   onSettled?: (changes: number) => void;
   log: AgentLogger;
   now?: () => Date;
+  /** The retry after a failed sync; POD_ERROR_BACKOFF_MS by default. */
+  errorBackoffMs?: number;
+}
+
+/**
+ * When to sync the pod again without a change to prompt it. Like the kubelet's
+ * pod worker, a sync that failed (an error, or a container left waiting on a
+ * failure: image, create or start) is retried after the error back-off; a
+ * crash-looping container at the end of its back-off (if sooner).
+ */
+export function retryDelay(result: { error?: Error; waiting: ReadonlyMap<string, { reason: string }>; retryAfterMs?: number }, errorBackoffMs: number): number | undefined {
+  const failed = result.error !== undefined || [...result.waiting.values()].some((w) => w.reason !== 'CrashLoopBackOff');
+  const backoffEnds = result.retryAfterMs === undefined ? undefined : result.retryAfterMs + 50;
+  if (!failed) return backoffEnds;
+  return Math.min(errorBackoffMs, backoffEnds ?? Infinity);
 }
 
 interface Worker {
@@ -87,8 +102,11 @@ export class PodManager {
   private busyWorkers = 0;
   private changesSinceSettled = 0;
 
+  private readonly errorBackoffMs: number;
+
   constructor(private readonly opts: PodManagerOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.errorBackoffMs = opts.errorBackoffMs ?? POD_ERROR_BACKOFF_MS;
   }
 
   /** Source updates from the merger. */
@@ -266,10 +284,9 @@ export class PodManager {
         // Published from the state seen before acting, as the kubelet does: the next
         // relist sees what the sync changed and brings the status up to date.
         this.publish(pod, observed, result.waiting);
-        if (result.error) {
-          this.opts.log.error('Error syncing pod, skipping', { pod: podRef(pod), podUID: uid, err: result.error });
-          this.kick(uid, POD_ERROR_BACKOFF_MS);
-        } else if (result.retryAfterMs !== undefined) this.kick(uid, result.retryAfterMs + 50);
+        if (result.error) this.opts.log.error('Error syncing pod, skipping', { pod: podRef(pod), podUID: uid, err: result.error });
+        const retry = retryDelay(result, this.errorBackoffMs);
+        if (retry !== undefined) this.kick(uid, retry);
         return changesRuntime(result.actions);
       }
       if (observed.sandboxes.length === 0 && observed.containers.length === 0) {
@@ -288,7 +305,7 @@ export class PodManager {
     } catch (e) {
       if (signal.aborted) return false;
       this.opts.log.error('Error syncing pod, skipping', { podUID: uid, err: e });
-      this.kick(uid, POD_ERROR_BACKOFF_MS);
+      this.kick(uid, this.errorBackoffMs);
       return false;
     }
   }

@@ -30,7 +30,7 @@ afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
-function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number; syncFrequencyMs?: number; plegPeriodMs?: number } = {}) {
+function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number; syncFrequencyMs?: number; plegPeriodMs?: number; errorBackoffMs?: number } = {}) {
   const runtime = opts.runtime ?? new FakeRuntime({ images: [IMAGE], ...(opts.onStart ? { onStart: opts.onStart } : {}) });
   const t = tempDir();
   const log = testLogger();
@@ -44,6 +44,7 @@ function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: n
     runtimeName: () => 'fake',
     hostIP: '127.0.0.1',
     syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
+    ...(opts.errorBackoffMs !== undefined ? { errorBackoffMs: opts.errorBackoffMs } : {}),
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
@@ -237,6 +238,19 @@ describe('pod pipeline on the in-memory runtime', () => {
     expect(runtime.calls.filter((c) => c.method === 'createContainer').length).toBe(created);
     expect(runtime.containers().map((c) => c.id)).toEqual(ids.filter((id) => runtime.containers().some((c) => c.id === id)));
     expect(runtime.containers()[0]!.config.labels['io.platform.pod.uid']).toBe(keep.metadata.uid);
+  });
+
+  it('a container whose creation keeps failing is retried after the error back-off, with nothing else to prompt a sync', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    // The first sync and the one the new sandbox's relist event brings both fail; then only the retry is left.
+    runtime.failNext('createContainer', 'UNKNOWN', 2);
+    const h = start({ runtime, errorBackoffMs: 100 });
+    const pod = manifest('flaky');
+    h.set([pod]);
+    await h.until(() => h.status.get(pod.metadata.uid)?.status.containerStatuses[0]?.state.waiting?.reason === 'CreateContainerError', 'CreateContainerError');
+    await h.until(() => h.phase(pod) === 'Running', 'running after the retry');
+    expect(h.calls('createContainer')).toBe(3);
+    expect(h.calls('runPodSandbox')).toBe(1);
   });
 
   it('an image missing under pull policy Never waits with ErrImageNeverPull', async () => {
