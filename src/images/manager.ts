@@ -73,7 +73,6 @@ export class ImageManager {
         this.remember(ref, present.id);
         return { ok: true, imageRef: present.id, pulled: false };
       }
-      this.present.delete(ref);
       if (policy === 'Never') return { ok: false, reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
     }
     const key = `${backoffKey}/${ref}`;

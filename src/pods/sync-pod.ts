@@ -189,10 +189,13 @@ async function startContainers(
       id = await deps.runtime.createContainer(sandboxId, config, sbConfig, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      // The image may have been removed since it was found present.
-      if (!(e instanceof ContainerConfigError)) deps.images.forget(spec.image);
-      const reason = e instanceof ContainerConfigError ? e.reason : 'CreateContainerError';
-      result.waiting.set(spec.name, { reason, message: (e as Error).message });
+      if (e instanceof ContainerConfigError) {
+        result.waiting.set(spec.name, { reason: e.reason, message: e.message });
+        continue;
+      }
+      // The image may have been removed since it was found present: the retry asks the runtime again.
+      deps.images.forget(spec.image);
+      result.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
       continue;
     }
     try {
