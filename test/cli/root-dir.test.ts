@@ -62,6 +62,11 @@ describe('one agent per --root-dir', () => {
     expect(b.agent.stderr).not.toMatch(/starting component/);
     expect(await httpGet(b.healthz)).toEqual({ error: 'ECONNREFUSED' });
 
+    // --runonce starts pods too (which the first agent would tear down as orphans): refused the same way.
+    const once = await launch(root, [...pods, '--runonce']);
+    expect(await once.agent.waitForExit(15_000)).toEqual({ code: 1, signal: null });
+    expect(once.agent.stderr).toContain(`another agent (pid ${a.agent.pid}) is already using --root-dir ${root}`);
+
     // The first agent is undisturbed; once it stops, the root dir is free for another.
     expect(await httpGet(a.healthz)).toEqual({ status: 200, body: 'ok' });
     expect(a.agent.kill('SIGTERM')).toBe(true);
@@ -69,6 +74,19 @@ describe('one agent per --root-dir', () => {
     const c = await launch(root, pods);
     await c.agent.waitForLine(READY, { timeoutMs: 15_000 });
     expect(await pollHttp(c.healthz, { daemon: c.agent })).toEqual({ status: 200, body: 'ok' });
+  });
+
+  it('a handover through one --lock-file with --exit-on-lock-contention is not refused: the root dir is freed before the lock file', async () => {
+    const dir = workDir();
+    const root = join(dir, 'root');
+    const runtime = await cri();
+    const pods = [`--pod-manifest-path=${join(dir, 'manifests')}`, `--container-runtime-endpoint=${runtime.endpoint}`, `--lock-file=${join(dir, 'agent.lock')}`];
+    const a = await launch(root, [...pods, '--exit-on-lock-contention']);
+    await a.agent.waitForLine(READY, { timeoutMs: 15_000 });
+    const b = await launch(root, pods);
+    expect(await a.agent.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+    await b.agent.waitForLine(READY, { timeoutMs: 15_000 });
+    expect(b.agent.stderr).not.toMatch(/already using --root-dir/);
   });
 
   it('agents without pod sources take no lock: two on one root dir both run', async () => {
