@@ -14,8 +14,10 @@ const noProtoKey = <T extends z.ZodType>(schema: T) =>
   }, schema);
 const strMap = noProtoKey(z.record(z.string(), z.string()));
 // int32 fields overflow in the API's Go types; int64 ones are bounded by what JSON numbers hold exactly.
-const int = z.number().int();
-const int32 = z.number().int().min(-2147483648).max(2147483647);
+// A YAML `-0` is 0: normalised so that the decoded pod survives a JSON round trip unchanged.
+const noNegativeZero = (n: number): number => (n === 0 ? 0 : n);
+const int = z.number().int().transform(noNegativeZero);
+const int32 = z.number().int().min(-2147483648).max(2147483647).transform(noNegativeZero);
 const protocol = z.enum(['TCP', 'UDP', 'SCTP']);
 
 const intOrString = z.union([int32, z.string()]);

@@ -4,7 +4,7 @@
 import type { Container, EnvVar, SecurityContext } from './pod-types.js';
 import { validateHandler, validateProbe } from './pod-validate-probes.js';
 import { validateResources } from './pod-validate-resources.js';
-import { checkId, checkLabel, checkLocalDescendingPath, isConfigMapKey, isIanaServiceName, type Report } from './pod-validate-util.js';
+import { checkId, checkLabel, checkLocalDescendingPath, isConfigMapKey, isIanaServiceName, quote, type Report } from './pod-validate-util.js';
 import { checkSeccomp } from './pod-validate-security.js';
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
@@ -26,8 +26,8 @@ function validatePorts(c: Container, path: string, hostNetwork: boolean, report:
     if (port.hostPort !== undefined && (port.hostPort < 0 || port.hostPort > 65535)) report(`${at}.hostPort`, `must be between 0 and 65535, got ${port.hostPort}`);
     if (hostNetwork && port.hostPort !== undefined && port.hostPort !== 0 && port.hostPort !== port.containerPort) report(`${at}.hostPort`, 'must match containerPort when hostNetwork is true');
     if (port.name !== undefined) {
-      if (!isIanaServiceName(port.name)) report(`${at}.name`, `"${port.name}" must be an IANA service name (at most 15 lowercase letters, digits and '-')`);
-      if (names.has(port.name)) report(`${at}.name`, `duplicate port name "${port.name}"`);
+      if (!isIanaServiceName(port.name)) report(`${at}.name`, `${quote(port.name)} must be an IANA service name (at most 15 lowercase letters, digits and '-')`);
+      if (names.has(port.name)) report(`${at}.name`, `duplicate port name ${quote(port.name)}`);
       names.add(port.name);
     }
   }
@@ -35,7 +35,7 @@ function validatePorts(c: Container, path: string, hostNetwork: boolean, report:
 
 function validateEnv(e: EnvVar, at: string, report: Report): void {
   if (e.name === '') report(`${at}.name`, 'required value');
-  else if (!ENV_NAME.test(e.name)) report(`${at}.name`, `"${e.name}" is not a valid environment variable name (letters, digits, '_', '-' and '.', not starting with a digit)`);
+  else if (!ENV_NAME.test(e.name)) report(`${at}.name`, `${quote(e.name)} is not a valid environment variable name (letters, digits, '_', '-' and '.', not starting with a digit)`);
   const from = e.valueFrom;
   if (from === undefined) return;
   const sources = (['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'] as const).filter((k) => from[k] !== undefined);
@@ -44,19 +44,19 @@ function validateEnv(e: EnvVar, at: string, report: Report): void {
   if (sources.length > 1) report(`${at}.valueFrom`, 'may not have more than one field specified at a time');
   if (from.fieldRef) {
     const { apiVersion, fieldPath } = from.fieldRef;
-    if (apiVersion !== undefined && apiVersion !== 'v1') report(`${at}.valueFrom.fieldRef.apiVersion`, `unsupported value "${apiVersion}": supported values: "v1"`);
+    if (apiVersion !== undefined && apiVersion !== 'v1') report(`${at}.valueFrom.fieldRef.apiVersion`, `unsupported value ${quote(apiVersion)}: supported values: "v1"`);
     const sub = SUBSCRIPTED_FIELD_PATH.exec(fieldPath);
-    if (!ENV_FIELD_PATHS.has(fieldPath) && sub === null) report(`${at}.valueFrom.fieldRef.fieldPath`, `unsupported value "${fieldPath}": supported values: ${[...ENV_FIELD_PATHS].join(', ')}, metadata.labels['<key>'], metadata.annotations['<key>']`);
+    if (!ENV_FIELD_PATHS.has(fieldPath) && sub === null) report(`${at}.valueFrom.fieldRef.fieldPath`, `unsupported value ${quote(fieldPath)}: supported values: ${[...ENV_FIELD_PATHS].join(', ')}, metadata.labels['<key>'], metadata.annotations['<key>']`);
   }
   if (from.resourceFieldRef) {
     const r = from.resourceFieldRef.resource;
-    if (!ENV_RESOURCES.has(r) && !/^(limits|requests)\.hugepages-/.test(r)) report(`${at}.valueFrom.resourceFieldRef.resource`, `unsupported value "${r}": supported values: ${[...ENV_RESOURCES].join(', ')}`);
+    if (!ENV_RESOURCES.has(r) && !/^(limits|requests)\.hugepages-/.test(r)) report(`${at}.valueFrom.resourceFieldRef.resource`, `unsupported value ${quote(r)}: supported values: ${[...ENV_RESOURCES].join(', ')}`);
   }
   for (const k of ['configMapKeyRef', 'secretKeyRef'] as const) {
     const ref = from[k];
     if (ref === undefined) continue;
     if (ref.name === '') report(`${at}.valueFrom.${k}.name`, 'required value');
-    if (!isConfigMapKey(ref.key)) report(`${at}.valueFrom.${k}.key`, `"${ref.key}" must be a valid key (at most 253 of letters, digits, '-', '_' and '.', not "." or starting with "..")`);
+    if (!isConfigMapKey(ref.key)) report(`${at}.valueFrom.${k}.key`, `${quote(ref.key)} must be a valid key (at most 253 of letters, digits, '-', '_' and '.', not "." or starting with "..")`);
   }
 }
 
@@ -65,9 +65,9 @@ function validateMounts(c: Container, path: string, volumes: ReadonlySet<string>
   for (const [i, m] of (c.volumeMounts ?? []).entries()) {
     const at = `${path}.volumeMounts[${i}]`;
     if (m.name === '') report(`${at}.name`, 'required value');
-    else if (!volumes.has(m.name)) report(`${at}.name`, `volume "${m.name}" is not defined in spec.volumes`);
-    if (!m.mountPath.startsWith('/')) report(`${at}.mountPath`, `must be an absolute path, got "${m.mountPath}"`);
-    if (paths.has(m.mountPath)) report(`${at}.mountPath`, `must be unique: "${m.mountPath}" is mounted twice`);
+    else if (!volumes.has(m.name)) report(`${at}.name`, `volume ${quote(m.name)} is not defined in spec.volumes`);
+    if (!m.mountPath.startsWith('/')) report(`${at}.mountPath`, `must be an absolute path, got ${quote(m.mountPath)}`);
+    if (paths.has(m.mountPath)) report(`${at}.mountPath`, `must be unique: ${quote(m.mountPath)} is mounted twice`);
     paths.add(m.mountPath);
     if (m.subPath !== undefined && m.subPath !== '') checkLocalDescendingPath(m.subPath, `${at}.subPath`, report);
     if (m.mountPropagation === 'Bidirectional' && c.securityContext?.privileged !== true) report(`${at}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers');

@@ -3,7 +3,7 @@
 // fields means "the API default" (period 10 s, timeout 1 s, thresholds 1 and
 // 3), so only negative values are refused.
 import type { LifecycleHandler, Probe } from './pod-types.js';
-import { checkNonNegative, checkPortNumOrName, isHttpHeaderName, type Report } from './pod-validate-util.js';
+import { checkNonNegative, checkPortNumOrName, isHttpHeaderName, quote, type Report } from './pod-validate-util.js';
 
 type Handler = LifecycleHandler & Pick<Probe, 'grpc'>;
 
@@ -16,7 +16,7 @@ export function validateHandler(h: Handler, path: string, report: Report): void 
   if (h.httpGet) {
     checkPortNumOrName(h.httpGet.port, `${path}.httpGet.port`, report);
     for (const [i, header] of (h.httpGet.httpHeaders ?? []).entries()) {
-      if (!isHttpHeaderName(header.name)) report(`${path}.httpGet.httpHeaders[${i}].name`, `"${header.name}" is not a valid HTTP header name (letters, digits and '-')`);
+      if (!isHttpHeaderName(header.name)) report(`${path}.httpGet.httpHeaders[${i}].name`, `${quote(header.name)} is not a valid HTTP header name (letters, digits and '-')`);
     }
   }
   if (h.tcpSocket) checkPortNumOrName(h.tcpSocket.port, `${path}.tcpSocket.port`, report);

@@ -1,7 +1,7 @@
 // The pod's security context as the API server validates it
 // (ValidatePodSecurityContext, validateSysctls, validateSeccompProfileField).
 import type { PodSecurityContext, SecurityContext } from './pod-types.js';
-import { checkId, checkLocalDescendingPath, type Report } from './pod-validate-util.js';
+import { checkId, checkLocalDescendingPath, quote, type Report } from './pod-validate-util.js';
 
 /** The API's sysctl name: segments of [a-z0-9] (inner '-' and '_') joined by '.' or '/'. */
 const SYSCTL_NAME = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/;
@@ -31,8 +31,8 @@ export function validatePodSecurityContext(sc: PodSecurityContext, path: string,
     const field = `${path}.sysctls[${i}].name`;
     if (s.name === '') report(field, 'required value');
     else if (!isSysctlName(s.name)) {
-      report(field, `"${s.name}" must have at most ${SYSCTL_MAX_LENGTH} characters and be segments of lowercase letters, digits, '-' and '_' (starting and ending with a letter or digit) joined by '.' or '/'`);
-    } else if (seen.has(s.name)) report(field, `duplicate sysctl "${s.name}"`);
+      report(field, `${quote(s.name)} must have at most ${SYSCTL_MAX_LENGTH} characters and be segments of lowercase letters, digits, '-' and '_' (starting and ending with a letter or digit) joined by '.' or '/'`);
+    } else if (seen.has(s.name)) report(field, `duplicate sysctl ${quote(s.name)}`);
     seen.add(s.name);
   }
 }

@@ -2,7 +2,7 @@
 // applies them: volumes, tolerations, DNS config, host aliases, node selector.
 import type { PodSpec } from './pod-types.js';
 import { isLabelValue, isQualifiedName } from '../config/values/names.js';
-import { checkLabel, checkSubdomain, isDns1123Subdomain, isIpAddress, quantityValue, type Report } from './pod-validate-util.js';
+import { checkLabel, checkSubdomain, isDns1123Subdomain, isIpAddress, quantityValue, quote, short, type Report } from './pod-validate-util.js';
 
 const HOST_PATH_TYPES = new Set(['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice']);
 const TAINT_EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
@@ -16,20 +16,20 @@ export function validateVolumes(spec: PodSpec, report: Report): Set<string> {
   for (const [i, v] of (spec.volumes ?? []).entries()) {
     const at = `spec.volumes[${i}]`;
     checkLabel(v.name, `${at}.name`, report);
-    if (names.has(v.name)) report(`${at}.name`, `duplicate volume name "${v.name}"`);
+    if (names.has(v.name)) report(`${at}.name`, `duplicate volume name ${quote(v.name)}`);
     names.add(v.name);
     if ((v.hostPath ? 1 : 0) + (v.emptyDir ? 1 : 0) !== 1) report(at, 'exactly one volume source (hostPath or emptyDir) must be given');
     if (v.hostPath) {
       if (!v.hostPath.path.startsWith('/')) report(`${at}.hostPath.path`, 'must be an absolute path');
       if (v.hostPath.path.split('/').includes('..')) report(`${at}.hostPath.path`, "must not contain '..'");
       const type = v.hostPath.type;
-      if (type !== undefined && !HOST_PATH_TYPES.has(type)) report(`${at}.hostPath.type`, `unsupported value "${type}": supported values: ${[...HOST_PATH_TYPES].map((t) => `"${t}"`).join(', ')}`);
+      if (type !== undefined && !HOST_PATH_TYPES.has(type)) report(`${at}.hostPath.type`, `unsupported value ${quote(type)}: supported values: ${[...HOST_PATH_TYPES].map((t) => `${quote(t)}`).join(', ')}`);
     }
     const size = v.emptyDir?.sizeLimit;
     if (size !== undefined) {
       const q = quantityValue(size);
       if (!q.ok) report(`${at}.emptyDir.sizeLimit`, q.message);
-      else if (q.value < 0) report(`${at}.emptyDir.sizeLimit`, `must be greater than or equal to 0, got "${size}"`);
+      else if (q.value < 0) report(`${at}.emptyDir.sizeLimit`, `must be greater than or equal to 0, got ${quote(size)}`);
     }
   }
   return names;
@@ -42,16 +42,16 @@ export function validateTolerations(spec: PodSpec, report: Report): void {
     const value = t.value ?? '';
     if (key !== '') {
       const bad = isQualifiedName(key);
-      if (bad !== undefined) report(`${at}.key`, `"${key}": ${bad}`);
+      if (bad !== undefined) report(`${at}.key`, `${quote(key)}: ${bad}`);
     } else if (t.operator !== 'Exists') report(`${at}.operator`, 'must be Exists when key is empty (which means "match all values and all keys")');
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') report(`${at}.effect`, 'must be NoExecute when tolerationSeconds is set');
     if (t.operator === 'Exists') {
       if (value !== '') report(`${at}.operator`, 'value must be empty when operator is Exists');
     } else {
       const bad = isLabelValue(value);
-      if (bad !== undefined) report(`${at}.value`, `"${value}": ${bad}`);
+      if (bad !== undefined) report(`${at}.value`, `${quote(value)}: ${bad}`);
     }
-    if (t.effect !== undefined && t.effect !== '' && !TAINT_EFFECTS.has(t.effect)) report(`${at}.effect`, `unsupported value "${t.effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`);
+    if (t.effect !== undefined && t.effect !== '' && !TAINT_EFFECTS.has(t.effect)) report(`${at}.effect`, `unsupported value ${quote(t.effect)}: supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`);
   }
 }
 
@@ -62,7 +62,7 @@ export function validateDns(spec: PodSpec, report: Report): void {
   if (cfg === undefined) return;
   if (nameservers.length > MAX_DNS_NAMESERVERS) report('spec.dnsConfig.nameservers', `must not have more than ${MAX_DNS_NAMESERVERS} nameservers, got ${nameservers.length}`);
   for (const [i, ns] of nameservers.entries()) {
-    if (!isIpAddress(ns)) report(`spec.dnsConfig.nameservers[${i}]`, `"${ns}" must be a valid IP address`);
+    if (!isIpAddress(ns)) report(`spec.dnsConfig.nameservers[${i}]`, `${quote(ns)} must be a valid IP address`);
   }
   const searches = cfg.searches ?? [];
   if (searches.length > MAX_DNS_SEARCH_PATHS) report('spec.dnsConfig.searches', `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths, got ${searches.length}`);
@@ -71,7 +71,7 @@ export function validateDns(spec: PodSpec, report: Report): void {
   for (const [i, s] of searches.entries()) {
     // A trailing dot (fully qualified) is allowed, as the API strips it before checking.
     const name = s.endsWith('.') ? s.slice(0, -1) : s;
-    if (!isDns1123Subdomain(name)) report(`spec.dnsConfig.searches[${i}]`, `"${s}" must be a lowercase RFC 1123 subdomain`);
+    if (!isDns1123Subdomain(name)) report(`spec.dnsConfig.searches[${i}]`, `${quote(s)} must be a lowercase RFC 1123 subdomain`);
   }
   for (const [i, o] of (cfg.options ?? []).entries()) {
     if (o.name === '') report(`spec.dnsConfig.options[${i}].name`, 'required value');
@@ -80,7 +80,7 @@ export function validateDns(spec: PodSpec, report: Report): void {
 
 export function validateHostAliases(spec: PodSpec, report: Report): void {
   for (const [i, a] of (spec.hostAliases ?? []).entries()) {
-    if (!isIpAddress(a.ip)) report(`spec.hostAliases[${i}].ip`, `"${a.ip}" must be a valid IP address`);
+    if (!isIpAddress(a.ip)) report(`spec.hostAliases[${i}].ip`, `${quote(a.ip)} must be a valid IP address`);
     for (const [j, h] of a.hostnames.entries()) checkSubdomain(h, `spec.hostAliases[${i}].hostnames[${j}]`, report);
   }
 }
@@ -89,9 +89,9 @@ export function validateHostAliases(spec: PodSpec, report: Report): void {
 export function validateLabelMap(map: Readonly<Record<string, string>>, path: string, report: Report): void {
   for (const [k, v] of Object.entries(map)) {
     const badKey = isQualifiedName(k);
-    if (badKey !== undefined) report(`${path}[${k}]`, `key "${k}": ${badKey}`);
+    if (badKey !== undefined) report(`${path}[${short(k)}]`, `key ${quote(k)}: ${badKey}`);
     const badValue = isLabelValue(v);
-    if (badValue !== undefined) report(`${path}[${k}]`, `value "${v}": ${badValue}`);
+    if (badValue !== undefined) report(`${path}[${short(k)}]`, `value ${quote(v)}: ${badValue}`);
   }
 }
 

@@ -12,6 +12,18 @@ export function collector(): { out: DecodeProblem[]; report: Report } {
   return { out, report: (field, message) => void out.push({ field, message }) };
 }
 
+const SHOWN_MAX = 100;
+
+/** A value for a message: JSON-quoted (control characters escaped) and cut short, so one bad field cannot flood a log line. */
+export function quote(value: string): string {
+  return JSON.stringify(short(value));
+}
+
+/** A map key or value inside a field path or message, cut short. */
+export function short(value: string): string {
+  return value.length <= SHOWN_MAX ? value : `${value.slice(0, SHOWN_MAX)}…(${value.length} characters)`;
+}
+
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const IANA_SVC_NAME = /^(?=.*[a-z])[a-z0-9]([a-z0-9]|-(?=[a-z0-9]))*$/;
@@ -19,6 +31,7 @@ const HTTP_HEADER_NAME = /^[-A-Za-z0-9]+$/;
 const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 
 export const MAX_INT32 = 2147483647;
+const QUANTITY_MAX = 128;
 
 export function isDns1123Label(s: string): boolean {
   return s.length <= 63 && DNS1123_LABEL.test(s);
@@ -31,13 +44,13 @@ export function isDns1123Subdomain(s: string): boolean {
 /** Checks a DNS-1123 label field and reports it (required when empty). */
 export function checkLabel(value: string, field: string, report: Report): void {
   if (value === '') report(field, 'required value');
-  else if (!isDns1123Label(value)) report(field, `"${value}" must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters)`);
+  else if (!isDns1123Label(value)) report(field, `${quote(value)} must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters)`);
 }
 
 /** Checks a DNS-1123 subdomain field and reports it (required when empty). */
 export function checkSubdomain(value: string, field: string, report: Report): void {
   if (value === '') report(field, 'required value');
-  else if (!isDns1123Subdomain(value)) report(field, `"${value}" must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.', at most 253 characters)`);
+  else if (!isDns1123Subdomain(value)) report(field, `${quote(value)} must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.', at most 253 characters)`);
 }
 
 /** An IPv4 or IPv6 address as Go's net.ParseIP reads it: no zone, no brackets. */
@@ -61,7 +74,7 @@ export function checkPortNumOrName(port: number | string, field: string, report:
   if (typeof port === 'number') {
     if (port < 1 || port > 65535) report(field, `must be between 1 and 65535, got ${port}`);
   } else if (!isIanaServiceName(port)) {
-    report(field, `"${port}" must be a port number or an IANA service name (at most 15 lowercase letters, digits and '-', with a letter)`);
+    report(field, `${quote(port)} must be a port number or an IANA service name (at most 15 lowercase letters, digits and '-', with a letter)`);
   }
 }
 
@@ -83,6 +96,8 @@ export function checkLocalDescendingPath(path: string, field: string, report: Re
 
 /** The quantity's value, or the reason it does not parse. */
 export function quantityValue(text: string): { ok: true; value: number; integer: boolean } | { ok: false; message: string } {
+  // No real quantity is this long; refusing early keeps the parser's message (which quotes the text) short.
+  if (text.length > QUANTITY_MAX) return { ok: false, message: `invalid quantity ${quote(text)}: longer than ${QUANTITY_MAX} characters` };
   try {
     const q = parseQuantity(text);
     return { ok: true, value: q.value, integer: Number.isInteger(q.value) };

@@ -9,7 +9,7 @@ import { isQualifiedName } from '../config/values/names.js';
 import { checkHostPortConflicts, validateContainer } from './pod-validate-containers.js';
 import { validatePodSecurityContext } from './pod-validate-security.js';
 import { validateDns, validateHostAliases, validateLabelMap, validateSpecScalars, validateTolerations, validateVolumes } from './pod-validate-spec.js';
-import { collector, isDns1123Label, isDns1123Subdomain, type Report } from './pod-validate-util.js';
+import { collector, isDns1123Label, isDns1123Subdomain, quote, short, type Report } from './pod-validate-util.js';
 
 export { isDns1123Label, isDns1123Subdomain } from './pod-validate-util.js';
 export { isSysctlName } from './pod-validate-security.js';
@@ -19,14 +19,14 @@ export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 function validateMetadata(meta: Pod['metadata'], report: Report): void {
   if (meta.name === '') report('metadata.name', 'required value');
-  else if (!isDns1123Subdomain(meta.name)) report('metadata.name', `"${meta.name}" must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.')`);
-  if (meta.namespace !== '' && !isDns1123Label(meta.namespace)) report('metadata.namespace', `"${meta.namespace}" must be a lowercase RFC 1123 label`);
+  else if (!isDns1123Subdomain(meta.name)) report('metadata.name', `${quote(meta.name)} must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.')`);
+  if (meta.namespace !== '' && !isDns1123Label(meta.namespace)) report('metadata.namespace', `${quote(meta.namespace)} must be a lowercase RFC 1123 label`);
   validateLabelMap(meta.labels, 'metadata.labels', report);
   let size = 0;
   for (const [k, v] of Object.entries(meta.annotations)) {
     // The API checks annotation keys case-insensitively.
     const bad = isQualifiedName(k.toLowerCase());
-    if (bad !== undefined) report(`metadata.annotations[${k}]`, `key "${k}": ${bad}`);
+    if (bad !== undefined) report(`metadata.annotations[${short(k)}]`, `key ${quote(k)}: ${bad}`);
     size += Buffer.byteLength(k) + Buffer.byteLength(v);
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) report('metadata.annotations', `too long: all annotations together may have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes, got ${size}`);
@@ -43,7 +43,7 @@ function validateContainers(pod: Pod, volumes: ReadonlySet<string>, report: Repo
   ];
   for (const [list, base, init] of lists) {
     for (const [i, c] of list.entries()) {
-      if (c.name !== '' && names.has(c.name)) report(`${base}[${i}].name`, `duplicate container name "${c.name}"`);
+      if (c.name !== '' && names.has(c.name)) report(`${base}[${i}].name`, `duplicate container name ${quote(c.name)}`);
       names.add(c.name);
       validateContainer(c, `${base}[${i}]`, { hostNetwork, volumes, init }, report);
     }

@@ -177,3 +177,26 @@ describe('accepted, as the API server accepts it', () => {
     expect(problems(raw)).toEqual([]);
   });
 });
+
+describe('what the fuzz tier found', () => {
+  it('a huge or control-laden value is quoted and cut short in the message', () => {
+    const out = problems(pod({ containers: [{ name: `${'A'.repeat(1 << 20)}\n`, image: 'i:1' }] }, { annotations: { ['K'.repeat(5000)]: 'v', 'a b': 'v' } }));
+    expect(out.length).toBeGreaterThanOrEqual(2);
+    for (const line of out) expect(line.length).toBeLessThan(1024);
+    expect(out.join('\n')).toContain('(1048577 characters)');
+    expect(out.join('\n')).not.toContain('A\n');
+  });
+  it('-0 decodes as 0, so an accepted pod survives a JSON round trip unchanged', () => {
+    const d = decodePod(ctr({ livenessProbe: { ...exec, periodSeconds: -0 } }));
+    expect(d.ok && Object.is(d.pod.spec.containers[0]!.livenessProbe!.periodSeconds, 0)).toBe(true);
+  });
+  it('an input whose getter throws is a rejection at (root), not an exception', () => {
+    const raw = Object.defineProperty({ apiVersion: 'v1', kind: 'Pod' }, 'metadata', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(problems(raw)).toEqual(['(root): could not be read: boom']);
+  });
+  it('a quantity too long to be real is refused without echoing it whole', () => {
+    const out = problems(ctr({ resources: { limits: { memory: '9'.repeat(100_000) } } }));
+    expect(out.join('\n')).toContain('spec.containers[0].resources.limits[memory]: invalid quantity');
+    for (const line of out) expect(line.length).toBeLessThan(1024);
+  });
+});
