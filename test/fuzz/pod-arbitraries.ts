@@ -242,8 +242,9 @@ export const mutatedPod: fc.Arbitrary<{ pod: Obj; where: number; mutation: Mutat
   ),
 });
 
-/** Applies the mutation in place (the pod is freshly generated) and returns it. */
-export function mutate({ pod, where, mutation }: { pod: Obj; where: number; mutation: Mutation }): Obj {
+/** A copy of the pod with the mutation applied. Copied first: fast-check hands out fc.constant values shared between runs. */
+export function mutate({ pod: generated, where, mutation }: { pod: Obj; where: number; mutation: Mutation }): Obj {
+  const pod = structuredClone(generated);
   const all = slots(pod);
   const slot = all[where % all.length]!;
   const parent = slot.parent as Record<string | number, unknown>;

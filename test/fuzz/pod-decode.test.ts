@@ -100,7 +100,8 @@ describe('pod decoder fuzz', () => {
   it('JSON-parsed objects with prototype-named keys anywhere never pollute or throw', () => {
     const t = tally();
     fc.assert(
-      fc.property(validPod, fc.nat(), fc.constantFrom('__proto__', 'constructor', 'prototype'), (raw, where, key) => {
+      fc.property(validPod, fc.nat(), fc.constantFrom('__proto__', 'constructor', 'prototype'), (generated, where, key) => {
+        const raw = structuredClone(generated);
         // Mark one object, then re-parse with the key injected there, as JSON.parse (and YAML's toJS) produce it.
         const objects = [raw, ...slots(raw).map((s) => (s.parent as Record<string | number, unknown>)[s.key])].filter((v): v is object => v !== null && typeof v === 'object' && !Array.isArray(v));
         Object.assign(objects[where % objects.length]!, { [MARK]: 0 });
