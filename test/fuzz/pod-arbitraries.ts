@@ -259,3 +259,40 @@ export function mutate({ pod: generated, where, mutation }: { pod: Obj; where: n
   }
   return pod;
 }
+
+/** YAML text that yields values JSON cannot: explicit tags, special floats, merge keys, aliases. */
+export const yamlToken: fc.Arbitrary<{ text: string; key: boolean }> = fc.oneof(
+  fc.constantFrom('~', 'null', 'yes', 'off', '.inf', '-.inf', '.nan', '0x1F', '0o17', '1e400', '-0', '12345678901234567890123', '2001-12-14', "'0'", '!!str 5', '!!int "7"', '!!float 1', '!!binary aGVsbG8=', '!!timestamp 2001-12-14t21:59:43.10-05:00', '!!set {a, b}', '!!omap [a: 1]', '!!pairs [a: 1]', '{}', '[]', '[~]', '{a: [b, {c: d}]}', '*nope', '&x 1', '"\\u0000"', '"\\ud800"', '!custom x').map((text) => ({ text, key: false })),
+  fc.constantFrom('__proto__', 'constructor', '<<', '? [a]', '1', '~', '!!binary aGk=').map((text) => ({ text, key: true })),
+);
+
+/** Small valid manifests with a scalar of every kind the decoder reads, for the YAML-level property. */
+export const SMALL_PODS: readonly Obj[] = [
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web', labels: { app: 'web' }, annotations: { 'example.com/note': 'x' } },
+    spec: {
+      containers: [{ name: 'c', image: 'busybox:1', ports: [{ containerPort: 80, name: 'http' }], env: [{ name: 'A', value: '1' }], resources: { limits: { cpu: '1', memory: '64Mi' } }, livenessProbe: { httpGet: { port: 'http', path: '/' }, periodSeconds: 5, successThreshold: 1 } }],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 5,
+      hostNetwork: false,
+    },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'tick', namespace: 'kube' },
+    spec: {
+      initContainers: [{ name: 'init', image: 'i:1', command: ['true'] }],
+      containers: [{ name: 'c', image: 'i:1', volumeMounts: [{ name: 'v', mountPath: '/v' }], securityContext: { runAsUser: 1000 } }],
+      volumes: [{ name: 'v', hostPath: { path: '/srv/v', type: 'DirectoryOrCreate' } }],
+      securityContext: { sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] },
+      tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' }],
+      hostAliases: [{ ip: '10.0.0.1', hostnames: ['db.local'] }],
+      dnsPolicy: 'None',
+      dnsConfig: { nameservers: ['1.1.1.1'], searches: ['example.com'] },
+      nodeSelector: { disk: 'ssd' },
+    },
+  },
+];
