@@ -10,7 +10,7 @@
 // agent's log (bench/results/sources-agent.log). A missed target, or an agent
 // that loses pods or dies, is a result: the exit code is non-zero only when
 // the benchmark could not measure. Root only; loopback only.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -221,6 +221,34 @@ const logSize = () => {
   }
 };
 
+/**
+ * The smallest Node HTTP server, in a child process, sampled next to /healthz
+ * in every phase: what this machine's scheduling alone costs a request.
+ */
+async function startFloor() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>s.end('ok')).listen(${port},'127.0.0.1')`], { stdio: 'ignore' });
+  child.once('error', () => {});
+  st.closers.push(() => child.kill('SIGKILL'));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(url).then((r) => r.text().then(() => r.ok), () => false);
+    if (ok) return url;
+    await sleep(50);
+  }
+  throw new BenchError('the floor HTTP server did not answer within 10 s');
+}
+
+/** Waits (bounded) until a request from `fromIndex` on was answered with the quiet body in full. */
+async function waitQuietBody(fromIndex, timeoutMs) {
+  const t0 = now();
+  for (let i = 0; i < MAX_POLLS && ms(t0, now()) < timeoutMs && !agentGone(); i++) {
+    if (server.requests.slice(fromIndex).some((r) => r.gen === 0 && r.complete)) return round3(ms(t0, now()));
+    await sleep(LIST_POLL_MS);
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- phases
 
 /** Load (a): the prepared bad entries renamed in one at a time, evenly over `loadS`. */
@@ -252,6 +280,7 @@ async function runPhase(opts, kind, index, ctx) {
     if (mb !== null) rec.rss.push(mb);
   }, RSS_EVERY_MS);
   const sampler = startHealthzSampler(ctx.healthzUrl, { intervalMs: opts.healthzInterval, timeoutMs: opts.healthzTimeout });
+  const floor = startHealthzSampler(ctx.floorUrl, { intervalMs: opts.healthzInterval, timeoutMs: opts.healthzTimeout });
   const t0 = now();
   rec.startedAt = new Date().toISOString();
   if (kind === 'b') server.setChurn(true);
@@ -270,7 +299,9 @@ async function runPhase(opts, kind, index, ctx) {
   await load;
   rec.loadMs = round3(ms(t0, now()));
   if (kind === 'b') server.setChurn(false);
+  const reqEnd = server.requests.length;
   rec.healthz = await sampler.stop();
+  rec.floor = await floor.stop();
   clearInterval(rssTimer);
   rec.windowMs = round3(ms(t0, now()));
   for (const e of entries) rmSync(join(dirs.manifests, e.name), { recursive: true, force: true });
@@ -286,6 +317,8 @@ async function runPhase(opts, kind, index, ctx) {
   const running = agentGone() ? new Map() : await runningPods();
   rec.base = { expected: ctx.baseIds.size, running: [...ctx.baseIds.keys()].filter((n) => running.has(n)).length, replaced: [...ctx.baseIds].filter(([n, id]) => running.has(n) && running.get(n) !== id).length };
   rec.log = logSince(logAt);
+  // The quiet body served once after the churn: the next phase must not pay for the switch back.
+  if (kind === 'b' && !agentGone()) rec.quietBodyServedMs = await waitQuietBody(reqEnd, (opts.httpCheck * 3 + 10) * 1000);
   rec.agentExited = agentGone() ?? null;
   progress('');
   return rec;
@@ -362,7 +395,7 @@ async function main() {
   // The RSS baseline is the first quiet phase: the start's garbage must be collected first
   // (the agent does that itself ~2 s after a burst of pod starts, src/memory/after-burst.ts).
   await sleep(opts.settle * 1000);
-  const ctx = { pid: started.pid, healthzUrl: `http://127.0.0.1:${healthzPort}/healthz`, baseIds: base.ids, loadEnd: undefined };
+  const ctx = { pid: started.pid, healthzUrl: `http://127.0.0.1:${healthzPort}/healthz`, floorUrl: await startFloor(), baseIds: base.ids, loadEnd: undefined };
   const out = { agentStart: { readyMs: round3(started.readyMs), basePodsMs: round3(base.ms), settle: await settle(ctx.pid, opts.settleMax) }, phases: [], badErrors };
 
   const plan = [];
