@@ -3,7 +3,7 @@
 // table pairs each option with one kind, so those four views cannot drift.
 import type * as zod from 'zod';
 import { formatDuration, parseDuration } from './values/duration.js';
-import { parseGoBool, parseHeaders, parseMapStringBool, parseMapStringString } from './values/kv.js';
+import { headerProblem, parseGoBool, parseHeaders, parseMapStringBool, parseMapStringString } from './values/kv.js';
 import { parseEvictionFlag } from './values/eviction.js';
 import { mergeReservedMemory, parseReservedMemory, type ReservedMemory } from './values/resources.js';
 import { parseTaints, type Taint } from './values/taints.js';
@@ -94,8 +94,12 @@ export function flagTextOf<T>(kind: Kind<T>, v: T): string {
   return typeof e === 'string' ? e : JSON.stringify(e);
 }
 
+/**
+ * `a, b` → ['a', 'b']. Blank text is the empty list, as for the other list
+ * flags: read as [''] it could not be written back (`--flag=` means []).
+ */
 function splitList(text: string): string[] {
-  return text === '' ? [] : text.split(',').map((s) => s.trim());
+  return text.trim() === '' ? [] : text.split(',').map((s) => s.trim());
 }
 
 const isEmptyRecord = (v: object): boolean => Object.keys(v).length === 0;
@@ -297,7 +301,16 @@ export const headers: Kind<Record<string, string[]>> = {
     }
     return out;
   },
-  file: (z) => safeRecord(z, z.array(z.string())),
+  // The same rules as the flag: a header the HTTP client would refuse fails every poll of the URL.
+  file: (z) =>
+    safeRecord(z, z.array(z.string())).superRefine((map, ctx) => {
+      for (const [name, values] of Object.entries(map)) {
+        values.forEach((value, i) => {
+          const bad = headerProblem(name, value);
+          if (bad !== undefined) ctx.addIssue({ code: 'custom', message: bad, path: [name, i] });
+        });
+      }
+    }),
   encode: (v) => v,
   flagText: (v) =>
     Object.entries(v)
@@ -337,7 +350,8 @@ export const taints: Kind<Taint[]> = {
 export const reservedMemory: Kind<ReservedMemory[]> = {
   type: 'reservedMemory',
   parseFlag: (t, prev) => mergeReservedMemory(prev ?? [], parseReservedMemory(t)),
-  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0), limits: safeRecord(z, z.string()) })),
+  // NumaNode is an int32 in the kubelet's schema; larger numbers fail to decode there.
+  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0).max(INT32_MAX), limits: safeRecord(z, z.string()) })),
   itemKeys: ['numaNode', 'limits'],
   encode: (v) => v,
   flagText: (v) =>
@@ -387,7 +401,8 @@ export const shutdownByPriority: Kind<ShutdownGracePeriodByPriority[]> = {
   parseFlag: () => {
     throw new ValueError('shutdownGracePeriodByPodPriority can only be set in the configuration file');
   },
-  file: (z) => z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() })),
+  // Priority is an int32 in the kubelet's schema, the period an int64 (here: a safe integer).
+  file: (z) => z.array(z.object({ priority: z.number().int().min(INT32_MIN).max(INT32_MAX), shutdownGracePeriodSeconds: z.number().int() })),
   itemKeys: ['priority', 'shutdownGracePeriodSeconds'],
   encode: (v) => v,
   show: () => '',
