@@ -235,6 +235,8 @@ export const optionalInt32: Kind<number> = {
   parseFlag: (t) => parseInteger(t, INT32_MIN, INT32_MAX, 'int32'),
   file: (z) => z.number().int().min(INT32_MIN).max(INT32_MAX),
   encode: (v) => (v === 0 ? null : v),
+  // Not flagTextOf's default: the encoded null would read back as an invalid int32.
+  flagText: (v) => String(v),
   show: () => '',
   isZero: () => false,
 };

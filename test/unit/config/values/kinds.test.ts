@@ -1,7 +1,7 @@
 // Value kinds (src/config/kinds.ts) at the edges the fuzz tier found.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { flagTextOf, headers, reservedMemory, shutdownByPriority, strings } from '../../../../src/config/kinds.js';
+import { flagTextOf, headers, optionalInt32, reservedMemory, shutdownByPriority, strings } from '../../../../src/config/kinds.js';
 
 describe('strings', () => {
   it.each([
@@ -15,6 +15,13 @@ describe('strings', () => {
     const v = strings.parseFlag(text, undefined);
     expect(v).toEqual(list);
     expect(strings.parseFlag(flagTextOf(strings, v), undefined)).toEqual(v);
+  });
+});
+
+describe('optionalInt32', () => {
+  // 0 is "unset" and encodes as null in files, but as a flag argument it must stay a number.
+  it.each([0, 1, -5, 2147483647])('%d has flag text that reads back the same', (v) => {
+    expect(optionalInt32.parseFlag(flagTextOf(optionalInt32, v), undefined)).toBe(v);
   });
 });
 
