@@ -88,6 +88,27 @@ describe('flag values through the option table', () => {
   });
 });
 
+/** Every kind kinds.ts exports, flag or not (some are file-only), and a oneOf instance. */
+const allKinds: Array<[string, AnyKind]> = [
+  ...Object.entries(k).filter((e): e is [string, AnyKind] => typeof e[1] === 'object' && e[1] !== null && 'parseFlag' in e[1]),
+  ['oneOf', k.oneOf(['none', 'static']) as AnyKind],
+];
+
+describe('every value kind, also those no flag uses', () => {
+  it.each(allKinds)('%s: parseFlag gives its domain or a ValueError, and flagText reads back the same', (_name, kind) => {
+    check(
+      fc.property(fc.oneof(fuzzText(piecesFor(kind), 8), fuzzText([...MAP, ...INT, ...DURATION], 6)), (text) => {
+        const r = attempt(() => kind.parseFlag(text, undefined), ValueError);
+        if (!r.ok) return;
+        expect(domainProblem(kind, r.value)).toBeUndefined();
+        const back = attempt(() => kind.parseFlag(k.flagTextOf(kind, r.value), undefined), ValueError);
+        expect(back.ok ? same(kind, back.value, r.value) : back.error.message).toBe(true);
+      }),
+      150,
+    );
+  });
+});
+
 /** Values that are valid for a field more often than arbitrary JSON: its default, encoded, and a few nearby shapes. */
 function fileValueFor(leaf: Leaf): fc.Arbitrary<unknown> {
   const kind = leaf.opt.kind as AnyKind;
