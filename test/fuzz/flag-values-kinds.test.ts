@@ -90,7 +90,7 @@ describe('flag values through the option table', () => {
 
 /** Every kind kinds.ts exports, flag or not (some are file-only), and a oneOf instance. */
 const allKinds: Array<[string, AnyKind]> = [
-  ...Object.entries(k).filter((e): e is [string, AnyKind] => typeof e[1] === 'object' && e[1] !== null && 'parseFlag' in e[1]),
+  ...Object.entries(k as Record<string, unknown>).flatMap(([name, v]): Array<[string, AnyKind]> => (typeof v === 'object' && v !== null && 'parseFlag' in v ? [[name, v as AnyKind]] : [])),
   ['oneOf', k.oneOf(['none', 'static']) as AnyKind],
 ];
 
