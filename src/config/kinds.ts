@@ -130,8 +130,9 @@ export const int64 = integer('int', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INT
 export const float: Kind<number> = {
   type: 'float',
   parseFlag: (t) => {
-    const n = Number(t);
-    if (t.trim() === '' || !Number.isFinite(n)) throw new ValueError(`invalid float "${t}"`);
+    // strconv.ParseFloat's decimal form; Number() would also take ' 5', '0x10' and '0b1', which Go rejects.
+    const n = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(t) ? Number(t) : Number.NaN;
+    if (!Number.isFinite(n)) throw new ValueError(`invalid float "${t}"`);
     return n;
   },
   file: (z) => z.number(),

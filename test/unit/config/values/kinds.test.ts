@@ -1,7 +1,7 @@
 // Value kinds (src/config/kinds.ts) at the edges the fuzz tier found.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { flagTextOf, headers, optionalInt32, reservedMemory, shutdownByPriority, strings } from '../../../../src/config/kinds.js';
+import { flagTextOf, float, headers, optionalInt32, reservedMemory, shutdownByPriority, strings } from '../../../../src/config/kinds.js';
 
 describe('strings', () => {
   it.each([
@@ -15,6 +15,16 @@ describe('strings', () => {
     const v = strings.parseFlag(text, undefined);
     expect(v).toEqual(list);
     expect(strings.parseFlag(flagTextOf(strings, v), undefined)).toEqual(v);
+  });
+});
+
+describe('float', () => {
+  it.each([['0.9', 0.9], ['1', 1], ['-.5', -0.5], ['5.', 5], ['1e-3', 0.001], ['+2E2', 200]])('reads %j as %d', (text, n) => {
+    expect(float.parseFlag(text, undefined)).toBe(n);
+  });
+  // Number() took these; Go's strconv.ParseFloat does not (and overflow is a range error there).
+  it.each([' 5', '5 ', '0x10', '0b1', '0o7', '', '.', 'Infinity', 'NaN', '1e309'])('rejects %j', (text) => {
+    expect(() => float.parseFlag(text, undefined)).toThrow(`invalid float "${text}"`);
   });
 });
 
