@@ -12,7 +12,7 @@ import { dropNulls, fileSchema } from '../../src/config/schema.js';
 import { getIn, leaves, setIn, type Leaf } from '../../src/config/spec.js';
 import * as k from '../../src/config/kinds.js';
 import { FlagError, ValueError } from '../../src/errors.js';
-import { anyJson, attempt, check, fuzzText } from './flag-arbitraries.js';
+import { anyJson, attempt, check, checkLong, fuzzText, numberText } from './flag-arbitraries.js';
 import { domainProblem } from './flag-kind-domains.js';
 
 type AnyKind = k.Kind<unknown>;
@@ -106,6 +106,25 @@ describe('every value kind, also those no flag uses', () => {
       }),
       150,
     );
+  });
+});
+
+describe('float (strconv.ParseFloat, decimal)', () => {
+  it('accepts exactly the decimal float grammar, finite', () => {
+    const grammar = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+    check(
+      fc.property(fc.oneof(fuzzText(['0', '1', '9', '.', 'e', 'E', '-', '+', '5', 'x', 'b', ' ', '308', '309'], 8), numberText), (text) => {
+        const r = attempt(() => k.float.parseFlag(text, undefined), ValueError);
+        expect(r.ok).toBe(grammar.test(text) && Number.isFinite(Number(text)));
+      }),
+      1000,
+    );
+  });
+});
+
+describe('flag-sized values', () => {
+  it.each(allKinds)('%s: parseFlag answers a 128 KiB argument without super-linear work', (name, kind) => {
+    checkLong(piecesFor(kind), `${name}.parseFlag`, (text) => void attempt(() => kind.parseFlag(text, undefined), ValueError), 4);
   });
 });
 

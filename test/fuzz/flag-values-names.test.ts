@@ -203,3 +203,16 @@ describe('TLS names', () => {
     );
   });
 });
+
+describe('flag-sized structured values', () => {
+  it('taints, node labels, eviction, reserved memory and thresholds answer 128 KiB inputs without super-linear work', () => {
+    checkLong(['a', 'a=b:NoSchedule,', 'memory.available<1Gi,', '0:memory=1Gi;', '=', ':', ',', 'a.', '1e3', '%'], 'structured parsers', (text) => {
+      attempt(() => parseTaints(text), ValueError);
+      validateNodeLabels(parseNodeLabels(text));
+      attempt(() => parseEvictionFlag(text), ValueError);
+      attempt(() => parseReservedMemory(text), ValueError);
+      buildThresholds({ hard: { 'memory.available': text }, soft: {}, softGracePeriod: {}, minimumReclaim: { 'memory.available': text }, enforceNodeAllocatable: [] });
+      validateTaint({ key: text, value: text, effect: text });
+    });
+  });
+});
