@@ -55,6 +55,32 @@ export function goParseDuration(text: string): bigint | undefined {
   return sum > TWO63 - 1n ? undefined : sum;
 }
 
+/** `v / 10^digits` as decimal text without trailing fraction zeros, e.g. (1500n, 3) → '1.5'. */
+function decimal(v: bigint, digits: number): string {
+  const text = v.toString().padStart(digits + 1, '0');
+  const int = text.slice(0, text.length - digits);
+  const frac = text.slice(text.length - digits).replace(/0+$/, '');
+  return frac === '' ? int : `${int}.${frac}`;
+}
+
+/**
+ * Go's Duration.String(), from its documented form: below one second a single
+ * unit (ns, µs, ms) with a decimal fraction; from one second `[Nh][Nm]N.Fs`,
+ * where minutes appear whenever hours do.
+ */
+export function goDurationString(ns: bigint): string {
+  const sign = ns < 0n ? '-' : '';
+  const u = ns < 0n ? -ns : ns;
+  if (u === 0n) return '0s';
+  if (u < 1000n) return `${sign}${u}ns`;
+  if (u < 1_000_000n) return `${sign}${decimal(u, 3)}\u00b5s`;
+  if (u < 1_000_000_000n) return `${sign}${decimal(u, 6)}ms`;
+  const h = u / 3_600_000_000_000n;
+  const m = (u / 60_000_000_000n) % 60n;
+  const s = decimal(u % 60_000_000_000n, 9);
+  return `${sign}${h > 0n ? `${h}h` : ''}${h > 0n || m > 0n ? `${m}m` : ''}${s}s`;
+}
+
 /** strconv.ParseInt(text, 0, 64) syntax, as one regex per base; the value via BigInt. undefined: bad syntax. */
 export function goParseIntBase0(text: string): bigint | undefined {
   const m = /^([+-]?)(?:0[bB]((?:_?[01])+)|0[oO]((?:_?[0-7])+)|0[xX]((?:_?[0-9a-fA-F])+)|0((?:_?[0-7])*)|([1-9](?:_?[0-9])*))$/.exec(text);
