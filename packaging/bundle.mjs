@@ -47,9 +47,8 @@ const commanderLazyChildProcess = {
 
 rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
 
-await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/bundle/agent.cjs',
+// What both bundles share: one CommonJS file each for Node 20, minified, with its source map.
+const common = {
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -57,32 +56,24 @@ await build({
   sourcemap: 'linked',
   minifySyntax: true,
   minifyWhitespace: true,
-  minifyIdentifiers: true,
   keepNames: true,
   legalComments: 'linked',
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/bundle/agent.cjs',
+  minifyIdentifiers: true,
   define: { __AGENT_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__agentModuleUrl' },
   banner: { js: "const __agentModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [zodEnglishOnly, commanderLazyChildProcess],
-  logLevel: 'warning',
 });
 
 // The manifest parser's worker thread (src/sources/parser.ts) loads its own
-// file: the decoder and yaml only, not the whole agent.
-await build({
-  entryPoints: ['src/sources/parse-worker.ts'],
-  outfile: 'dist/bundle/manifest-worker.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  minifySyntax: true,
-  minifyWhitespace: true,
-  keepNames: true,
-  legalComments: 'linked',
-  plugins: [zodEnglishOnly],
-  logLevel: 'warning',
-});
+// file: the decoder and js-yaml only, not the whole agent.
+await build({ ...common, entryPoints: ['src/sources/parse-worker.ts'], outfile: 'dist/bundle/manifest-worker.cjs', plugins: [zodEnglishOnly] });
 
 // One code cache per way the agent is started (see bin/bundle-loader.js): plain
 // `node bin/agent.js`, and bin/agent.js run as a program, with its first line's node options.

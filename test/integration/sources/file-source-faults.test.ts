@@ -7,63 +7,17 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/pod-types.js';
-import { createFileSource } from '../../../src/sources/file.js';
 import type { ManifestResult } from '../../../src/sources/manifest.js';
-import { createManifestParser, type ManifestParser } from '../../../src/sources/parser.js';
+import type { ManifestParser } from '../../../src/sources/parser.js';
+import { atStop, startFileSource, stopAll } from '../../helpers/file-source-harness.js';
 import { tempDir } from '../../helpers/agent-process.js';
-import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
 const manifest = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: c\n    image: localhost/busybox:1\n`;
 const NO_RESCAN_MS = 600_000;
 
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s();
-});
+afterEach(stopAll);
 
-async function start(path: string, wrap: (p: ManifestParser) => ManifestParser = (p) => p) {
-  const sets: Pod[][] = [];
-  const records: LogRecord[] = [];
-  const waiters: Array<() => void> = [];
-  const wake = () => {
-    for (const w of waiters.splice(0)) w();
-  };
-  const parser = wrap(createManifestParser({ log: testLogger(records) }));
-  const src = createFileSource({
-    path,
-    node: 'n',
-    checkFrequencyMs: NO_RESCAN_MS,
-    log: testLogger(records),
-    parser,
-    onPods: (pods) => {
-      sets.push(pods);
-      wake();
-    },
-  });
-  const ac = new AbortController();
-  const done = src.run(ac.signal);
-  await src.ready;
-  stops.push(async () => {
-    ac.abort();
-    await done;
-    await parser.close();
-  });
-  const names = (): string[] => (sets.at(-1) ?? []).map((p) => p.metadata.name.replace(/-n$/, '')).sort();
-  /** Waits (bounded) for `pred` over the latest set and the log; wakes on every set. */
-  const until = async (pred: () => boolean, what: string, ms = 5000): Promise<void> => {
-    const deadline = Date.now() + ms;
-    while (!pred()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last set: ${JSON.stringify(names())}; log: ${JSON.stringify(records.map((r) => [r.msg, r.fields]))}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 100).unref();
-      });
-    }
-  };
-  const errorsFor = (path: string) => records.filter((r) => r.msg === 'Could not process manifest file' && r.fields['path'] === path);
-  return { sets, records, names, until, errorsFor };
-}
+const start = (path: string, wrap?: (p: ManifestParser) => ManifestParser) => startFileSource(path, { node: 'n', checkFrequencyMs: NO_RESCAN_MS, wrap });
 
 describe('file source: one bad entry affects only itself', () => {
   it.each([
@@ -76,7 +30,7 @@ describe('file source: one bad entry affects only itself', () => {
     ['a file over 10 MB', (p: string) => (writeFileSync(p, ''), truncateSync(p, 10 * 1024 * 1024 + 1)), /larger than the 10 MB limit/],
   ])('%s: logged once with its path; a manifest sorting after it starts, a deleted one stops', async (_kind, make, reason) => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('a-first.yaml', manifest('first'));
     t.write('z-gone.yaml', manifest('gone'));
     const bad = join(t.dir, 'm-bad.yaml');
@@ -94,11 +48,11 @@ describe('file source: one bad entry affects only itself', () => {
 
   it('a socket is skipped with one line too', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const sock = join(t.dir, 'sock.yaml');
     const server: Server = createServer();
     await new Promise<void>((r) => server.listen(sock, r));
-    stops.push(() => new Promise<void>((r) => server.close(() => r())));
+    atStop(() => new Promise<void>((r) => server.close(() => r())));
     t.write('ok.yaml', manifest('ok'));
     const s = await start(t.dir);
     await s.until(() => s.errorsFor(sock).length > 0, 'the socket to be reported');
@@ -108,7 +62,7 @@ describe('file source: one bad entry affects only itself', () => {
 
   it('a file caught between `cp` truncating and writing it is not reported as empty, and its pod stays', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const p = t.write('web.yaml', manifest('web'));
     const s = await start(t.dir);
     expect(s.names()).toEqual(['web']);
@@ -124,7 +78,7 @@ describe('file source: one bad entry affects only itself', () => {
 
   it('a file left empty is reported once it has settled', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const s = await start(t.dir);
     const p = t.write('empty.yaml', '');
     await s.until(() => s.errorsFor(p).length > 0, 'the empty file to be reported');
@@ -135,7 +89,7 @@ describe('file source: one bad entry affects only itself', () => {
 describe('file source: parsing', () => {
   it('a large file still in the parser holds back no other change; its pod comes when its answer does', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('a.yaml', manifest('a'));
     let release: (() => void) | undefined;
     const s = await start(t.dir, (real) => ({
@@ -156,7 +110,7 @@ describe('file source: parsing', () => {
 
   it('a bad file still settling is parsed once, however many scans see it', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const parsed: string[] = [];
     const s = await start(t.dir, (real) => ({
       ...real,
@@ -191,7 +145,7 @@ describe('file source: the watch survives its directory', () => {
   ];
   it.each(cases)('%s: new manifests are seen through the watch', async (_how, change, kept) => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const dir = join(t.dir, 'manifests');
     const aside = join(t.dir, 'aside');
     mkdirSync(dir);
@@ -212,7 +166,7 @@ describe('file source: the watch survives its directory', () => {
 
   it('a symbolic link turned back into a directory', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const dir = join(t.dir, 'manifests');
     const real = join(t.dir, 'real');
     mkdirSync(real);

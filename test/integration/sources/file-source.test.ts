@@ -2,63 +2,19 @@
 import { rmSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/pod-types.js';
-import { createFileSource } from '../../../src/sources/file.js';
-import { createManifestParser } from '../../../src/sources/parser.js';
+import { atStop, startFileSource, stopAll } from '../../helpers/file-source-harness.js';
 import { tempDir } from '../../helpers/agent-process.js';
-import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
 const manifest = (name: string, image = 'localhost/busybox:1') => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: c\n    image: ${image}\n`;
 
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const s of stops.splice(0)) await s();
-});
+afterEach(stopAll);
 
-async function start(path: string, checkFrequencyMs = 60_000) {
-  const sets: Pod[][] = [];
-  const records: LogRecord[] = [];
-  const waiters: Array<() => void> = [];
-  const parser = createManifestParser({ log: testLogger(records) });
-  const src = createFileSource({
-    path,
-    node: 'node-a',
-    checkFrequencyMs,
-    log: testLogger(records),
-    parser,
-    onPods: (pods) => {
-      sets.push(pods);
-      for (const w of waiters.splice(0)) w();
-    },
-  });
-  const ac = new AbortController();
-  const done = src.run(ac.signal);
-  await src.ready;
-  stops.push(async () => {
-    ac.abort();
-    await done;
-    await parser.close();
-  });
-  /** Waits (bounded) until the latest set satisfies `pred`. */
-  const until = async (pred: (names: string[]) => boolean, ms = 5000): Promise<string[]> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const names = (sets.at(-1) ?? []).map((p) => p.metadata.name).sort();
-      if (pred(names)) return names;
-      if (Date.now() > deadline) throw new Error(`timed out; last set: ${JSON.stringify(names)}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 200).unref();
-      });
-    }
-  };
-  return { sets, records, until };
-}
+const start = (path: string, checkFrequencyMs = 60_000) => startFileSource(path, { checkFrequencyMs });
 
 describe('file source', () => {
   it('reads a directory, ignores dot files and subdirectories, and follows changes', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('a.yaml', manifest('a'));
     t.write('.hidden.yaml', manifest('hidden'));
     mkdirSync(join(t.dir, 'sub'));
@@ -74,7 +30,7 @@ describe('file source', () => {
 
   it('a bad manifest is logged once with file and field, the others stay, and fixing it recovers', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('good.yaml', manifest('good'));
     const bad = t.write('bad.yaml', manifest('bad', '""'));
     const s = await start(t.dir, 100);
@@ -92,7 +48,7 @@ describe('file source', () => {
 
   it('a rescan re-reads only changed files: the same pod object until the file changes, even at the same size', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('a.yaml', manifest('a', 'localhost/busybox:1'));
     const s = await start(t.dir, 50);
     await s.until((n) => n.length > 0);
@@ -106,7 +62,7 @@ describe('file source', () => {
 
   it('two files declaring the same pod: the first (by name) wins and the second is reported', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     t.write('1.yaml', manifest('web'));
     const second = t.write('2.yaml', manifest('web', 'other:1'));
     const s = await start(t.dir);
@@ -117,7 +73,7 @@ describe('file source', () => {
 
   it('a single file path, an atomic rename onto it, and a missing path (empty set, still "seen")', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     const file = t.write('pod.yaml', manifest('one'));
     const s = await start(file);
     expect(await s.until((n) => n.length > 0)).toEqual(['one-node-a']);
@@ -131,7 +87,7 @@ describe('file source', () => {
 
   it('while many new manifests are parsed, hands on the pods so far (in file order), then the complete set', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     // The directory appears with all its files at once (a rename), so one scan finds them all.
     const names = Array.from({ length: 300 }, (_, i) => `p${String(i).padStart(3, '0')}`);
     for (const n of names) t.write(`stage/${n}.yaml`, manifest(n));
@@ -147,7 +103,7 @@ describe('file source', () => {
 
   it('the first scan hands on only the complete set: a partial one would make other pods look orphaned', async () => {
     const t = tempDir();
-    stops.push(async () => t.cleanup());
+    atStop(() => t.cleanup());
     for (let i = 0; i < 300; i++) t.write(`p${i}.yaml`, manifest(`p${i}`));
     const h = await start(t.dir);
     expect(h.sets.map((s) => s.length)).toEqual([300]);
