@@ -2,9 +2,11 @@
 // chokidar stops watching a directory that is removed and does not pick it up
 // again when it comes back (it reports the new directory, not its entries), so
 // the watch is re-armed whenever the path's identity (device and inode, links
-// followed) differs from the one watched: after a removal and re-creation, a
-// rename away and back, or a switch to a symbolic link. The parent's watch
-// reports the path appearing, which starts the scan that re-arms.
+// followed) differs from the one watched, or the path itself was removed,
+// created or renamed since (a directory removed and made again may get its old
+// inode back): after a removal and re-creation, a rename away and back, or a
+// switch to a symbolic link. The parent's watch reports the path appearing,
+// which starts the scan that re-arms.
 import { basename, dirname } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 
@@ -17,7 +19,10 @@ export interface PathWatchOptions {
 }
 
 export interface PathWatch {
-  /** (Re)creates the watch if the path's identity changed since it was made; resolves once it is ready. */
+  /**
+   * (Re)creates the watch if the path's identity changed since it was made, or
+   * the path itself was removed, created or renamed meanwhile; resolves once it is ready.
+   */
   rearm(identity: string | undefined): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,12 +50,19 @@ export function createPathWatch(opts: PathWatchOptions): PathWatch {
       ignored: (p: string) => p !== path && p !== parent,
     });
     w.on('all', (_event: string, p: string) => {
-      if (p === path) opts.onChange();
+      if (p !== path) return;
+      // The path itself came or went: whatever is there now needs a fresh watch,
+      // even with the old inode (ext4 hands a removed directory's inode to the next mkdir).
+      broken = true;
+      opts.onChange();
     });
     w.on('raw', (_event: string, p: string, details: unknown) => {
-      // The parent's other entries are none of our business.
       const from = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-      if (from !== parent || p === name) opts.onChange();
+      if (from !== parent) return opts.onChange();
+      // The parent's other entries are none of our business.
+      if (p !== name) return;
+      broken = true;
+      opts.onChange();
     });
     w.on('error', (e: unknown) => {
       broken = true;

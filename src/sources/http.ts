@@ -49,8 +49,8 @@ export function createUrlSource(opts: UrlSourceOptions): Component {
   const max = opts.maxBytes ?? MAX_MANIFEST_BYTES;
   const limitText = `${max / (1024 * 1024)} MB`;
   let lastError: string | undefined;
-  /** Digest of the last body parsed: the same bytes again need no parse (its outcome stands). */
-  let lastDigest: string | undefined;
+  /** The last body parsed and what it gave: the same bytes again need no parse, and its outcome stands. */
+  let lastParsed: { digest: string; error: string | undefined } | undefined;
 
   async function fetchBody(signal: AbortSignal): Promise<Fetched> {
     const { request } = await import('undici');
@@ -98,15 +98,15 @@ export function createUrlSource(opts: UrlSourceOptions): Component {
     try {
       const got = await fetchBody(signal);
       if ('error' in got) error = got.error;
-      else if (got.digest === lastDigest) {
-        // The same bytes as last time: the same pods (or the same problem, already logged).
-        return;
+      else if (got.digest === lastParsed?.digest) {
+        // The same bytes as last time: the same pods, already handed on, or the same problem.
+        error = lastParsed.error;
       } else {
         const parsed = await opts.parser.parse('url', got.body, { node: opts.node, source: 'http', location: opts.url, now: now() });
         if (signal.aborted) return;
-        lastDigest = got.digest;
         if (parsed.ok) opts.onPods(parsed.pods);
         else error = parsed.error;
+        lastParsed = { digest: got.digest, error };
       }
     } catch (e) {
       if (signal.aborted) return;

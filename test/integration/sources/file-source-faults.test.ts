@@ -164,6 +164,20 @@ describe('file source: the watch survives its directory', () => {
     await s.until(() => s.names().join() === 'c', 'a removal');
   });
 
+  it('removed and created again five times in a row (the new directory may get the old inode back)', async () => {
+    const t = tempDir();
+    atStop(() => t.cleanup());
+    const dir = join(t.dir, 'manifests');
+    mkdirSync(dir);
+    const s = await start(dir);
+    for (let i = 0; i < 5; i++) {
+      rmSync(dir, { recursive: true });
+      mkdirSync(dir);
+      writeFileSync(join(dir, `p${i}.yaml`), manifest(`p${i}`));
+      await s.until(() => s.names().join() === `p${i}`, `p${i} in directory number ${i + 2}`);
+    }
+  });
+
   it('a symbolic link turned back into a directory', async () => {
     const t = tempDir();
     atStop(() => t.cleanup());

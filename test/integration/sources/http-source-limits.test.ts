@@ -95,6 +95,12 @@ describe('URL source limits', () => {
     expect(src.errors()).toEqual([expect.stringMatching(/larger than the 10 MB limit; request aborted/)]);
     expect(src.sets.at(-1)!.map((p) => p.metadata.name)).toEqual(['a-n']);
     expect(Math.max(...src.parsed)).toBeLessThan(MB);
+    // The same good body as before the trouble: no parse needed, but the recovery is news.
+    big = false;
+    await src.until(() => src.records.some((r) => r.msg === 'Manifest URL is readable again'), 'the recovery to be logged');
+    expect(src.parsed).toHaveLength(1);
+    big = true;
+    await src.until(() => src.errors().length === 2, 'the same trouble again to be logged again');
   });
 
   it('refuses a declared Content-Length past 10 MB without reading the body', async () => {
