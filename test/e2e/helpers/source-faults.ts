@@ -5,10 +5,11 @@
 // on the GOOD pod that must run untouched from start to end of every case.
 import { execFileSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { CriRuntime } from '../../../src/cri/grpc-client.js';
-import type { AgentDaemon } from '../../helpers/agent-daemon.js';
+import { freePort, type AgentDaemon } from '../../helpers/agent-daemon.js';
 import { container, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
 
 // ---------------------------------------------------------------- matchers
@@ -167,5 +168,59 @@ export async function guardPod(agent: AgentDaemon, cri: CriRuntime, name = 'good
       const removed = linesMatching(agent, (l) => (/\] Tearing down/.test(l) && field(l, 'podUID') === uid) || logLine('Pod changed', { pod: staticName(name) })(l));
       if (removed.length > 0) throw new Error(`the good pod was changed or torn down: ${removed.join('\n')}`);
     },
+  };
+}
+
+// ---------------------------------------------------------------- a manifest URL
+
+/** What the manifest server answers: a body (sent whole, with a Content-Length, or in `chunks` without one) or a bare status. */
+export type Answer = string | number | { chunks: number; chunk: string };
+
+export interface ManifestServer {
+  url: string;
+  /** Requests answered so far. */
+  readonly requests: number;
+  stop(): Promise<void>;
+}
+
+/** A manifest server on a free loopback port answering every GET with `answer()`. */
+export async function serveManifest(answer: () => Answer): Promise<ManifestServer> {
+  let requests = 0;
+  const server = createHttpServer((req, res) => {
+    requests++;
+    const a = answer();
+    if (typeof a === 'number') res.writeHead(a).end();
+    else if (typeof a === 'string') res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(a) }).end(a);
+    else {
+      // Chunked, written as the client reads: a client that stops reading stops the stream.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const more = (): void => {
+        while (sent < a.chunks) {
+          sent++;
+          if (!res.write(a.chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('error', () => undefined);
+      more();
+    }
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}/pods`,
+    get requests() {
+      return requests;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
