@@ -173,8 +173,8 @@ export async function guardPod(agent: AgentDaemon, cri: CriRuntime, name = 'good
 
 // ---------------------------------------------------------------- a manifest URL
 
-/** What the manifest server answers: a body (sent whole, with a Content-Length, or in `chunks` without one) or a bare status. */
-export type Answer = string | number | { chunks: number; chunk: string };
+/** What the manifest server answers: a body (sent whole, with a Content-Length, or as `head` and `chunks` copies of `chunk` without one) or a bare status. */
+export type Answer = string | number | { head?: string; chunks: number; chunk: string };
 
 export interface ManifestServer {
   url: string;
@@ -194,6 +194,7 @@ export async function serveManifest(answer: () => Answer): Promise<ManifestServe
     else {
       // Chunked, written as the client reads: a client that stops reading stops the stream.
       res.writeHead(200, { 'content-type': 'application/json' });
+      if (a.head !== undefined) res.write(a.head);
       let sent = 0;
       const more = (): void => {
         while (sent < a.chunks) {
