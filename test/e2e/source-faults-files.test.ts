@@ -15,22 +15,19 @@ import {
   createNode,
   criClient,
   field,
-  healthzEndpoint,
   holds,
   linesMatching,
   logLine,
   mark,
-  memoryMiB,
   pod,
   podUid,
   running,
   staticName,
-  timedGet,
   waitFor,
   waitForLineAfter,
-  watchHealth,
   type Node,
 } from './helpers/agent-node.js';
+import { healthzEndpoint, memoryMiB, timedGet, watchHealth } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 import { BAD_FILES, MSG, REASON, fatalLines, guardPod, linesNaming, slowMalformedYaml } from './helpers/source-faults.js';
 

@@ -12,7 +12,6 @@ import {
   container,
   createNode,
   criClient,
-  healthzEndpoint,
   holds,
   logLine,
   mark,
@@ -20,10 +19,10 @@ import {
   pod,
   podUid,
   running,
-  timedGet,
   waitFor,
   type Node,
 } from './helpers/agent-node.js';
+import { healthzEndpoint, timedGet } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 import { MSG, REASON, aliasBomb, fatalLines, guardPod, linesNaming, startedOrFailed } from './helpers/source-faults.js';
 

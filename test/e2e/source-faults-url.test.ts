@@ -8,24 +8,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CriRuntime } from '../../src/cri/grpc-client.js';
 import {
   container,
-  cpuMs,
   createNode,
   criClient,
   field,
-  healthzEndpoint,
   holds,
   linesMatching,
   logLine,
   mark,
-  memoryMiB,
   pod,
   podUid,
   running,
   waitFor,
   waitForLineAfter,
-  watchHealth,
   type Node,
 } from './helpers/agent-node.js';
+import { cpuMs, healthzEndpoint, memoryMiB, watchHealth } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 import { MSG, REASON, aliasBomb, fatalLines, guardPod, serveManifest, type Answer, type ManifestServer } from './helpers/source-faults.js';
 
@@ -141,12 +138,14 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
       [aliasBomb(), REASON.aliasBomb],
       ['a: *undefined\n', REASON.unresolvedAlias],
       ['# nothing yet\n', REASON.noPod],
+      ['apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n  labels: {a: b\nspec:\n  containers: []\n', REASON.syntaxLine],
     ];
     for (const [body, reason] of bodies) {
       const m = mark(agent);
       answer.current = body;
       await waitFor('the bad body logged', 10_000, () => errors(m).length > 0, agent);
       expect(errors(m)[0]).toMatch(reason);
+      expect(errors(m)[0]).not.toMatch(REASON.notLineUnknown);
       // The file source and the sync loop are unaffected.
       const name = `f${bodies.findIndex(([b]) => b === body)}`;
       node!.writeManifest(`${name}.yaml`, pod(name, [container('main')]));

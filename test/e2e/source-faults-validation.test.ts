@@ -75,16 +75,20 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
     node = undefined;
   }, 30_000);
 
-  it('the file source refuses each invalid manifest, naming the file and the field, and starts the valid one after them', async () => {
+  it('the file source refuses each invalid manifest, naming the file and the field; a valid one after them starts, a deleted one stops', async () => {
     node = createNode(rt, cri);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
+    node.writeManifest('y-old.yaml', pod('old', [container('main')]));
     const agent = await node.start();
     const good = await guardPod(agent, cri);
+    const oldUid = await podUid(agent, 'old');
 
     const m = mark(agent);
     const paths = INVALID.map((c) => node!.writeManifest(`${nameOf(c.pod)}.yaml`, c.pod));
     node.writeManifest('z-new.yaml', pod('new', [container('main')]));
+    node.removeManifest('y-old.yaml');
     await running(cri, await podUid(agent, 'new', { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
+    await waitForLineAfter(agent, logLine('Pod torn down', { podUID: oldUid }), { after: m, timeoutMs: 15_000 });
     // Wait for all, then name the ones never logged (the landed agent accepts most of them).
     await waitFor('every invalid manifest logged', 10_000, () => paths.every((p) => linesNaming(agent, p, m).length > 0)).catch(() => undefined);
     expect(INVALID.filter((_, i) => linesNaming(agent, paths[i]!, m).length === 0).map((c) => c.what), 'accepted').toEqual([]);
