@@ -24,7 +24,7 @@ import {
 } from './helpers/agent-node.js';
 import { healthzEndpoint, timedGet } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { MSG, REASON, aliasBomb, fatalLines, guardPod, linesNaming, startedOrFailed } from './helpers/source-faults.js';
+import { MSG, REASON, aliasBomb, fatalLines, guardPod, linesNaming, reasonFor, startedOrFailed } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
@@ -67,10 +67,10 @@ describe.skipIf(skip)('the agent process with pod source faults', () => {
     const good = await guardPod(agent, cri);
     await running(cri, await podUid(agent, 'late'), 'main', 20_000, agent);
     await holds('each bad file logged once', 2_500, () => [bomb, comment, loop, alias].every((p) => linesNaming(agent, p).length === 1), agent);
-    expect(linesNaming(agent, bomb)[0]).toMatch(REASON.aliasBomb);
-    expect(linesNaming(agent, comment)[0]).toMatch(REASON.noPod);
-    expect(linesNaming(agent, loop)[0]).toMatch(REASON.symlinkLoop);
-    expect(linesNaming(agent, alias)[0]).toMatch(REASON.unresolvedAlias);
+    expect(reasonFor(agent, bomb)).toMatch(REASON.aliasBomb);
+    expect(reasonFor(agent, comment)).toMatch(REASON.noPod);
+    expect(reasonFor(agent, loop)).toMatch(REASON.symlinkLoop);
+    expect(reasonFor(agent, alias)).toMatch(REASON.unresolvedAlias);
     expect(fatalLines(agent)).toEqual([]);
 
     // Fixed files are picked up like any other.

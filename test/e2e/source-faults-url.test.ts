@@ -144,8 +144,8 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
       const m = mark(agent);
       answer.current = body;
       await waitFor('the bad body logged', 10_000, () => errors(m).length > 0, agent);
-      expect(errors(m)[0]).toMatch(reason);
-      expect(errors(m)[0]).not.toMatch(REASON.notLineUnknown);
+      expect(field(errors(m)[0]!, 'err')).toMatch(reason);
+      expect(field(errors(m)[0]!, 'err')).not.toMatch(REASON.notLineUnknown);
       // The file source and the sync loop are unaffected.
       const name = `f${bodies.findIndex(([b]) => b === body)}`;
       node!.writeManifest(`${name}.yaml`, pod(name, [container('main')]));

@@ -97,6 +97,8 @@ const text = (content: string) => (node: Node, file: string): void => {
 };
 
 export const BAD_FILES: readonly BadFile[] = [
+  // The control: a decode error, which the landed agent already keeps with its file.
+  { name: 'a pod without an image', reason: /image/, exactMessage: true, make: text('apiVersion: v1\nkind: Pod\nmetadata:\n  name: noimage\nspec:\n  containers:\n  - name: main\n') },
   { name: 'a YAML alias bomb', reason: REASON.aliasBomb, exactMessage: true, make: text(aliasBomb()) },
   { name: 'an unresolved alias', reason: REASON.unresolvedAlias, exactMessage: true, make: text('a: *undefined\n') },
   { name: 'a file holding only a comment', reason: REASON.noPod, exactMessage: true, make: text('# nothing here yet\n') },
@@ -224,4 +226,10 @@ export async function serveManifest(answer: () => Answer): Promise<ManifestServe
         server.closeAllConnections();
       }),
   };
+}
+
+/** What the first line naming `path` says about it: the line without its klog header and without the path itself (so a random temp name cannot match a reason). */
+export function reasonFor(agent: AgentDaemon, path: string, after = 0): string {
+  const line = linesNaming(agent, path, after)[0] ?? '';
+  return line.slice(line.indexOf('] ') + 2).split(path).join('<path>');
 }
