@@ -50,13 +50,26 @@ try {
   process.exit(1);
 }
 const { main } = bundle.exports;
+
+// Once main() has settled the agent is done: it has stopped its components and
+// closed its log. A clean stop ends the process at once, with nothing left on
+// the event loop. A handle something leaked (a file watcher of a source that
+// failed while starting, a socket) would keep a failed agent alive forever:
+// no health server, its lock released, and systemd never restarting it. So
+// the exit code is enforced after this grace, on an unref'd timer that does
+// not itself delay a clean exit.
+const EXIT_GRACE_MS = 2000;
+function exitSoon(code) {
+  process.exitCode = code;
+  setTimeout(() => {
+    const open = process.getActiveResourcesInfo();
+    process.stderr.write(`agent: still running ${EXIT_GRACE_MS} ms after stopping (left open: ${open.join(', ') || 'unknown'}); exiting with status ${code}\n`);
+    process.exit(code);
+  }, EXIT_GRACE_MS).unref();
+}
+
 // A second SIGTERM/SIGINT during shutdown ends the process with status 1, as the kubelet's does.
-main(process.argv.slice(2), { forceExit: () => process.exit(1) }).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`agent: fatal: ${err?.stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2), { forceExit: () => process.exit(1) }).then(exitSoon, (err) => {
+  process.stderr.write(`agent: fatal: ${err?.stack ?? err}\n`);
+  exitSoon(1);
+});

@@ -66,6 +66,24 @@ await build({
   logLevel: 'warning',
 });
 
+// The manifest parser's worker thread (src/sources/parser.ts) loads its own
+// file: the decoder and yaml only, not the whole agent.
+await build({
+  entryPoints: ['src/sources/parse-worker.ts'],
+  outfile: 'dist/bundle/manifest-worker.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  minifySyntax: true,
+  minifyWhitespace: true,
+  keepNames: true,
+  legalComments: 'linked',
+  plugins: [zodEnglishOnly],
+  logLevel: 'warning',
+});
+
 // One code cache per way the agent is started (see bin/bundle-loader.js): plain
 // `node bin/agent.js`, and bin/agent.js run as a program, with its first line's node options.
 const warm = fileURLToPath(new URL('./warm-code-cache.mjs', import.meta.url));

@@ -3,9 +3,10 @@
 // managers. Later subsystems (pod sources, sync loop, CRI, eviction, GC, the
 // 10250/10255 servers) are added to `components()` in dependency order.
 import { access, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createLogging } from './log/index.js';
 import type { AgentLogger } from './log/index.js';
-import { acquireLock, installSignalHandlers, LivenessRegistry, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
+import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, rootDirLockPath, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
 import { createHealthzServer } from './server/healthz.js';
 import { buildPodPipeline, type Pipeline } from './pods/pipeline.js';
 import { cpus } from 'node:os';
@@ -58,6 +59,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     },
   });
   let lock: HeldLock | undefined;
+  let rootDirLock: HeldLock | undefined;
   let pipeline: Pipeline | undefined;
   let lockLost = false;
   try {
@@ -87,6 +89,12 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
         });
       }
     }
+    // After --lock-file: a handover through it must find this lock free (released first, below).
+    // (Unless --lock-file names that very file: its lock is then held already.)
+    if (managesPods(opts.resolved) && (flags.lockFilePath === '' || resolve(flags.lockFilePath) !== rootDirLockPath(flags.rootDirectory))) {
+      rootDirLock = await lockRootDir(flags.rootDirectory, { signal: controller.signal });
+      log.v(1)?.info('Locked the root directory for this agent', { path: rootDirLockPath(flags.rootDirectory) });
+    }
     await applyOomScoreAdj(cfg.oomScoreAdj, log);
 
     const liveness = new LivenessRegistry();
@@ -111,11 +119,21 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     return 1;
   } finally {
     pipeline?.close();
+    await rootDirLock?.release();
     await lock?.release();
     await logging.close();
     // Last: a signal during the steps above still reaches our handler (second signal → forceExit).
     uninstall();
   }
+}
+
+/**
+ * Whether this agent manages pods, and so must be the only one on its --root-dir:
+ * a pod source is configured (also with --runonce, whose pods a second agent
+ * would tear down as orphans). Without one it touches no pod and takes no lock.
+ */
+export function managesPods(r: ResolvedConfig): boolean {
+  return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
 }
 
 /** The fields a config file, drop-in or flag set, in their file encoding, each with where it came from. */

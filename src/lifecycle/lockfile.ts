@@ -48,7 +48,12 @@ export interface AcquireLockOptions {
   watchContention: boolean;
   /** Called once, when the lock is held by another process and the call starts waiting. */
   onWaiting?: () => void;
+  /** Wait at most this long (0: not at all), then reject with LockBusyError, instead of waiting indefinitely. */
+  giveUpAfterMs?: number;
 }
+
+/** The lock stayed held by another process for the `giveUpAfterMs` the caller allowed. */
+export class LockBusyError extends LockError {}
 
 const FLOCK = 'flock';
 const TOKEN = 'locked\n';
@@ -58,7 +63,8 @@ const POLL_MS = 1000;
 
 /**
  * Takes the exclusive lock on `path` (created 0600 if missing; its directory must
- * exist), waiting while another process holds it. Rejects with a LockError when
+ * exist), waiting while another process holds it (with `giveUpAfterMs`, at most
+ * that long, then LockBusyError). Rejects with a LockError when
  * the file cannot be opened, flock(1) is missing or fails, or `signal` aborts
  * the wait (the LockError's cause is the abort reason).
  */
@@ -67,8 +73,9 @@ export async function acquireLock(path: string, opts: AcquireLockOptions): Promi
   throwIfAborted(file, opts.signal);
   await createLockFile(file);
 
-  let helper = new LockHelper(file, 'try');
+  let helper = new LockHelper(file, 'try', opts.giveUpAfterMs ?? 0);
   if (!(await lockedOrAborted(helper, opts.signal))) {
+    if (opts.giveUpAfterMs !== undefined) throw new LockBusyError(`${file} is locked by another process`, { file });
     opts.onWaiting?.();
     const toucher = new Toucher(file);
     try {
@@ -171,11 +178,12 @@ class LockHelper {
   readonly #child: ChildProcess;
   #gone = false;
 
-  constructor(file: string, mode: 'try' | 'wait') {
+  /** `timeoutMs` > 0: a 'try' waits that long before giving up. */
+  constructor(file: string, mode: 'try' | 'wait', timeoutMs = 0) {
     this.file = file;
     this.mode = mode;
     const args = ['--exclusive', '--close'];
-    if (mode === 'try') args.push('--nonblock', '--conflict-exit-code', String(BUSY_EXIT));
+    if (mode === 'try') args.push(...(timeoutMs > 0 ? ['--timeout', String(timeoutMs / 1000)] : ['--nonblock']), '--conflict-exit-code', String(BUSY_EXIT));
     args.push('--', file, 'sh', '-c', 'echo locked; exec cat >/dev/null');
     // Own process group, so release() can kill flock and the shell together.
     this.#child = spawn(FLOCK, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });

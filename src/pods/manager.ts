@@ -90,7 +90,8 @@ export class PodManager {
   private readonly desired = new Map<string, Pod>();
   /** Specs of pods removed from every source, kept until their teardown finished (for the grace period). */
   private readonly removed = new Map<string, Pod>();
-  private readonly rejected = new Set<string>();
+  /** Pods rejected at admission, by UID: they never run; an edit is admitted afresh. */
+  private readonly rejected = new Map<string, Pod>();
   private readonly workers = new Map<string, Worker>();
   private readonly waiting = new Map<string, Map<string, { reason: string; message: string }>>();
   private signal: AbortSignal | undefined;
@@ -115,12 +116,20 @@ export class PodManager {
       const uid = u.pod.metadata.uid;
       if (u.op === 'REMOVE') {
         this.desired.delete(uid);
-        this.rejected.delete(uid);
+        if (this.rejected.delete(uid)) {
+          // It never ran here: nothing to stop. (What a previous agent left running
+          // for it is torn down as an orphan, once every source has reported.)
+          this.opts.status.delete(uid);
+          this.opts.log.info('Rejected pod removed from its source; it never ran', { pod: podRef(u.pod), podUID: uid, source: u.source });
+          continue;
+        }
         this.removed.set(uid, u.pod);
         this.opts.log.info('Pod removed from its source; stopping it', { pod: podRef(u.pod), podUID: uid, source: u.source });
       } else {
-        if (u.op === 'ADD' && !this.admit(u.pod)) continue;
-        if (this.rejected.has(uid)) continue;
+        // The kubelet gives an edited static pod a new UID and admits it as a new
+        // pod; here the UID survives the edit (static-pod.ts), so an edit of a
+        // rejected pod is admitted again, as is an ADD whatever came before.
+        if ((u.op === 'ADD' || this.rejected.has(uid)) && !this.admit(u.pod)) continue;
         this.desired.set(uid, u.pod);
         this.removed.delete(uid);
         this.opts.log.info(u.op === 'ADD' ? 'Pod added' : 'Pod changed', { pod: podRef(u.pod), podUID: uid, source: u.source });
@@ -145,10 +154,14 @@ export class PodManager {
 
   /** The kubelet rejects pods beyond the node's pod capacity at admission: they never start. */
   private admit(pod: Pod): boolean {
-    const used = this.activePods();
-    if (used < this.opts.maxPods) return true;
     const uid = pod.metadata.uid;
-    this.rejected.add(uid);
+    const used = this.activePods();
+    if (used < this.opts.maxPods) {
+      // An earlier rejection's Failed status is stale now (it would also keep the pod out of activePods()).
+      if (this.rejected.delete(uid)) this.opts.status.delete(uid);
+      return true;
+    }
+    this.rejected.set(uid, pod);
     const message = `Node didn't have enough resource: pods, requested: 1, used: ${used}, capacity: ${this.opts.maxPods}`;
     this.opts.log.warn('Pod rejected at admission', { pod: podRef(pod), podUID: uid, reason: 'OutOfpods', message });
     this.opts.status.set(uid, { pod, status: { phase: 'Failed', reason: 'OutOfpods', message, conditions: [], containerStatuses: [] } });
@@ -295,9 +308,11 @@ export class PodManager {
       }
       // Before every source has reported, a pod unknown to them may still come back: keep it.
       if (!this.opts.allSourcesSeen()) return false;
-      const spec = this.removed.get(uid);
+      const removed = this.removed.get(uid);
+      const spec = removed ?? this.rejected.get(uid);
       const gracePeriod = spec ? spec.spec.terminationGracePeriodSeconds : graceFromAnnotations(observed);
-      this.opts.log.info(spec ? 'Tearing down pod' : 'Tearing down a pod no source declares', { pod: `${observed.namespace}/${observed.name}`, podUID: uid, gracePeriod });
+      const why = removed ? 'Tearing down pod' : spec ? 'Tearing down a pod rejected at admission' : 'Tearing down a pod no source declares';
+      this.opts.log.info(why, { pod: `${observed.namespace}/${observed.name}`, podUID: uid, gracePeriod });
       await teardownPod(observed, gracePeriod, this.opts.sync, signal);
       this.finishRemoval(uid);
       this.opts.log.info('Pod torn down', { pod: `${observed.namespace}/${observed.name}`, podUID: uid });
@@ -313,7 +328,8 @@ export class PodManager {
   private finishRemoval(uid: string): void {
     this.removed.delete(uid);
     this.waiting.delete(uid);
-    if (!this.desired.has(uid)) this.opts.status.delete(uid);
+    // A rejected pod keeps its rejection as its status while its source declares it.
+    if (!this.desired.has(uid) && !this.rejected.has(uid)) this.opts.status.delete(uid);
   }
 
   private publish(pod: Pod, observed: ObservedPod, waiting: ReadonlyMap<string, { reason: string; message: string }>): void {

@@ -17,6 +17,7 @@ import { createPleg } from '../pleg/generic.js';
 import { PodConfigMerger, type SourceName } from '../sources/merger.js';
 import { createFileSource } from '../sources/file.js';
 import { createUrlSource } from '../sources/http.js';
+import { createManifestParser } from '../sources/parser.js';
 import { StatusStore } from '../status/store.js';
 import { CONTAINER_BACKOFF, IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { PodManager } from './manager.js';
@@ -136,14 +137,20 @@ export async function buildPodPipeline(inp: PipelineInput): Promise<Pipeline | u
   const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot, startedAt) => manager.onRelist(changed, snapshot, startedAt) });
   inp.liveness.register('pleg', () => pleg.unhealthy() ?? true);
 
+  // One parser for both sources: large manifests go to its worker thread, one at a time.
+  const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
   const components: Component[] = [manager.component(), pleg];
   if (burstGc) components.push(burstGc);
   if (cfg.staticPodPath !== '') {
-    components.push(createFileSource({ path: cfg.staticPodPath, node, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), onPods: feed('file') }));
+    components.push(createFileSource({ path: cfg.staticPodPath, node, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }
   if (cfg.staticPodURL !== '') {
-    components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), onPods: feed('http') }));
+    components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
   }
   log.info('Pod pipeline ready', { node, hostIP: ip, sources, maxPods: effectiveMaxPods(cfg, inp.cpuCount) });
-  return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close: () => runtime.close() };
+  const close = (): void => {
+    void parser.close();
+    runtime.close();
+  };
+  return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
 }

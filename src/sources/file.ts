@@ -1,18 +1,25 @@
 // The file source (--pod-manifest-path): a directory read non-recursively, or
 // one file. Files whose name starts with a dot are ignored. Every change —
-// seen by the chokidar watch at once, or by the full rescan every
+// seen by the watch at once, or by the full rescan every
 // --file-check-frequency — produces the complete set of pods of the path,
-// like the kubelet's SET update. A bad file is logged once (until its problem
-// changes or it is fixed) and skipped; the other pods are unaffected.
-import type { BigIntStats } from 'node:fs';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// like the kubelet's SET update.
+//
+// One entry's trouble stays its own: a bad manifest, a file over 10 MB, a FIFO,
+// a socket, a symbolic link loop — each is reported once with its path (until
+// its problem changes or it is fixed) and skipped; the other pods are
+// unaffected. A file caught half-written (an empty or broken read within
+// SETTLE_MS of its last change, as `cp` leaves it between truncating and
+// writing) keeps its previous pod and is read again once it settles.
+import { resolve } from 'node:path';
 import type { Pod } from '../api/pod-types.js';
 import { podRef } from '../api/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
-import { podFromFile, type ManifestResult } from './manifest.js';
+import { listPath, pathIdentity, readBounded, type Entry } from './file-read.js';
+import { createPathWatch } from './file-watch.js';
+import { MAX_MANIFEST_BYTES, type ManifestResult } from './manifest.js';
+import type { ManifestParser } from './parser.js';
 
 export interface FileSourceOptions {
   /** --pod-manifest-path. */
@@ -21,12 +28,15 @@ export interface FileSourceOptions {
   /** --file-check-frequency. */
   readonly checkFrequencyMs: number;
   readonly log: AgentLogger;
+  readonly parser: ManifestParser;
   /**
    * Receives the complete set of the path's pods after every scan (and during a
    * long one, the set so far: pods of files not yet re-read as they were). Must not throw.
    */
   readonly onPods: (pods: Pod[]) => void;
   readonly now?: () => Date;
+  /** Per-file size limit; MAX_MANIFEST_BYTES (the kubelet's 10 MB) by default. */
+  readonly maxBytes?: number;
 }
 
 interface FileState {
@@ -37,76 +47,35 @@ interface FileState {
   result?: ManifestResult;
 }
 
-/**
- * Device, inode, size and the modification and change times (ns): any write,
- * rename-into-place or truncate changes one of them. 110 manifests written at
- * once raise 110 events, each a full rescan; without this each re-parses them all.
- */
-const stampOf = (s: BigIntStats): string => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-
 /** While a scan parses many files, the pods parsed so far are handed on this often. */
 const PARTIAL_EVERY_MS = 20;
+/** A file changed less than this long ago that reads empty or broken is taken as still being written. */
+export const SETTLE_MS = 500;
 
 export function createFileSource(opts: FileSourceOptions): Component {
   const path = resolve(opts.path);
   const now = opts.now ?? (() => new Date());
+  const maxBytes = opts.maxBytes ?? MAX_MANIFEST_BYTES;
   const states = new Map<string, FileState>();
-  const notes = new Set<string>();
+  const notes = new Map<string, string>();
 
-  const noteOnce = (key: string, msg: string, fields: Record<string, unknown>): void => {
-    if (notes.has(key)) return;
-    notes.add(key);
-    opts.log.info(msg, fields);
+  /** Logs `msg` for `key` once, until the key's text changes or clear(key). */
+  const noteOnce = (key: string, text: string, log: (fields: Record<string, unknown>) => void, fields: Record<string, unknown>): void => {
+    if (notes.get(key) === text) return;
+    notes.set(key, text);
+    log(fields);
   };
-
-  // Synchronous file system calls: a manifest directory is local and small, and
-  // 110 promise-based reads queue behind each other in libuv's thread pool (the
-  // first text arrives after ~80 ms); read synchronously they take ~5 ms in all.
-  function listFiles(): Map<string, string> {
-    let st;
-    try {
-      st = statSync(path, { bigint: true });
-    } catch (e) {
-      noteOnce(`missing:${path}`, 'Pod manifest path does not exist; no static pods from it', { path, err: (e as NodeJS.ErrnoException).code });
-      return new Map();
-    }
-    notes.delete(`missing:${path}`);
-    if (!st.isDirectory()) return new Map([[path, stampOf(st)]]);
-    const out = new Map<string, string>();
-    for (const name of readdirSync(path).filter((n) => !n.startsWith('.')).sort()) {
-      const p = join(path, name);
-      const s = statSync(p, { bigint: true, throwIfNoEntry: false });
-      if (s?.isDirectory()) noteOnce(`dir:${p}`, 'Not recursing into a subdirectory of the pod manifest path', { path: p });
-      else if (s?.isFile()) out.set(p, stampOf(s));
-    }
-    return out;
-  }
-
-  /** The file's text, or why it cannot be read now (not cached: it may be readable at the next scan). */
-  function readText(file: string): string | { error: string } {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (e) {
-      return { error: `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}` };
-    }
-  }
-
-  function parseText(state: FileState, stamp: string, file: string, text: string | { error: string }): ManifestResult {
-    if (typeof text !== 'string') return { ok: false, error: text.error };
-    state.stamp = stamp;
-    state.result = podFromFile(text, { node: opts.node, source: 'file', location: file, now: now() });
-    return state.result;
-  }
 
   /**
    * The path's pods in file order: each file's result from this scan, else (for
-   * a file this scan has not reached yet) its last one; a pod another file
-   * already declares is refused. With `report`, problems are logged (once each).
+   * a file this scan has not reached yet, or one still being written) its last
+   * one; a pod another file already declares is refused. With `report`,
+   * problems are logged (once each).
    */
-  function assemble(files: ReadonlyMap<string, string>, fresh: ReadonlyMap<string, ManifestResult>, report: boolean): Pod[] {
+  function assemble(files: readonly string[], fresh: ReadonlyMap<string, ManifestResult>, report: boolean): Pod[] {
     const pods: Pod[] = [];
     const owner = new Map<string, string>();
-    for (const file of files.keys()) {
+    for (const file of files) {
       const state = states.get(file)!;
       const res = fresh.get(file) ?? state.result;
       if (res === undefined) continue;
@@ -129,36 +98,65 @@ export function createFileSource(opts: FileSourceOptions): Component {
     return pods;
   }
 
-  /**
-   * Reads the path: files whose stamp changed are read and parsed in order;
-   * while a long scan parses (110 new manifests take ~100 ms and more), the
-   * pods so far go to `partial` after the first file and then every
-   * PARTIAL_EVERY_MS, and the scan yields, so the first pods start while the
-   * rest are still being parsed.
-   */
-  async function readPods(partial: (pods: Pod[]) => void): Promise<Pod[]> {
-    const files = listFiles();
-    for (const file of [...states.keys()]) if (!files.has(file)) states.delete(file);
-    const todo: Array<{ file: string; stamp: string; state: FileState }> = [];
-    for (const [file, stamp] of files) {
-      const state = states.get(file) ?? {};
-      states.set(file, state);
-      if (state.stamp !== stamp || !state.result) todo.push({ file, stamp, state });
+  /** Reads and parses one changed file; undefined while it is still being written. */
+  async function readOne(entry: Entry, state: FileState, settling: { at: number }): Promise<ManifestResult | undefined> {
+    if ('problem' in entry) {
+      state.stamp = `problem:${entry.problem}`;
+      state.result = { ok: false, error: entry.problem };
+      return state.result;
     }
+    const read = readBounded(entry.path, maxBytes);
+    if ('problem' in read) {
+      // Not cached by stamp: it may be readable at the next scan.
+      state.stamp = undefined;
+      return { ok: false, error: read.problem };
+    }
+    const result = await opts.parser.parse('file', read.bytes, { node: opts.node, source: 'file', location: entry.path, now: now() });
+    const age = Date.now() - read.mtimeMs;
+    if (!result.ok && age >= 0 && age < SETTLE_MS) {
+      settling.at = Math.max(settling.at, SETTLE_MS - age);
+      return undefined;
+    }
+    state.stamp = read.stamp;
+    state.result = result;
+    return result;
+  }
+
+  /**
+   * Reads the path: files whose stamp changed are read and parsed, small ones
+   * first (a large one may take a while in the parser's worker); while a long
+   * scan parses (110 new manifests take ~100 ms and more), the pods so far go
+   * to `partial` every PARTIAL_EVERY_MS, and the scan yields after every file,
+   * so the first pods start while the rest are still being parsed.
+   * Returns the set and, when a file is still being written, when to look again.
+   */
+  async function readPods(entries: readonly Entry[], partial: (pods: Pod[]) => void): Promise<{ pods: Pod[]; settleMs?: number }> {
+    const files = entries.map((e) => e.path);
+    const present = new Set(files);
+    for (const file of [...states.keys()]) if (!present.has(file)) states.delete(file);
+    const todo: Array<{ entry: Entry; state: FileState; size: number }> = [];
+    for (const entry of entries) {
+      const state = states.get(entry.path) ?? {};
+      states.set(entry.path, state);
+      const stamp = 'problem' in entry ? `problem:${entry.problem}` : entry.stamp;
+      if (state.stamp !== stamp || !state.result) todo.push({ entry, state, size: 'stamp' in entry ? Number(entry.stamp.split(':')[2]) : 0 });
+    }
+    todo.sort((a, b) => Number(a.size > 16_384) - Number(b.size > 16_384));
     const fresh = new Map<string, ManifestResult>();
+    const settling = { at: 0 };
     let emitted = -Infinity;
     for (const [i, t] of todo.entries()) {
-      fresh.set(t.file, parseText(t.state, t.stamp, t.file, readText(t.file)));
+      const res = await readOne(t.entry, t.state, settling);
+      if (res !== undefined) fresh.set(t.entry.path, res);
       if (i === todo.length - 1) break;
       if (performance.now() - emitted > PARTIAL_EVERY_MS) {
         partial(assemble(files, fresh, false));
         emitted = performance.now();
       }
-      // Yield after every file, not only after a partial set: the started pods'
-      // runtime answers then wait for one parse (~1 ms), not for 20 ms of them.
+      // Yield after every file: the started pods' runtime answers then wait for one parse (~1 ms).
       await new Promise((r) => setImmediate(r));
     }
-    return assemble(files, fresh, true);
+    return { pods: assemble(files, fresh, true), settleMs: settling.at > 0 ? settling.at : undefined };
   }
 
   return defineComponent('file-source', async (signal, markReady) => {
@@ -168,6 +166,30 @@ export function createFileSource(opts: FileSourceOptions): Component {
     // down): it must be complete, so the first scan hands on no partial sets.
     let reported = false;
     let again = false;
+    let settleTimer: NodeJS.Timeout | undefined;
+    const watch = createPathWatch({
+      path,
+      onChange: () => kick(),
+      onError: (e) => noteOnce('watch', String(e), (f) => opts.log.warn('Watching the pod manifest path failed; relying on the periodic rescan until the watch is re-armed', f), { path, err: e }),
+    });
+
+    const scanOnce = async (): Promise<void> => {
+      // Watch first, then read: a change between the two is seen by one or the other.
+      await watch.rearm(pathIdentity(path));
+      const { missing, entries, subdirs } = listPath(path);
+      if (missing !== undefined) noteOnce('missing', missing, (f) => opts.log.info('Pod manifest path cannot be read; no static pods from it', f), { path, err: missing });
+      else notes.delete('missing');
+      for (const d of subdirs) noteOnce(`dir:${d}`, '', (f) => opts.log.info('Not recursing into a subdirectory of the pod manifest path', f), { path: d });
+      const { pods, settleMs } = await readPods(entries, (some) => {
+        if (reported && !signal.aborted) opts.onPods(some);
+      });
+      if (!signal.aborted) opts.onPods(pods);
+      reported = true;
+      if (settleMs !== undefined && !signal.aborted) {
+        clearTimeout(settleTimer);
+        settleTimer = setTimeout(kick, settleMs + 20);
+      }
+    };
     const scan = (): Promise<void> => {
       if (running) {
         again = true;
@@ -176,50 +198,30 @@ export function createFileSource(opts: FileSourceOptions): Component {
       running = (async () => {
         do {
           again = false;
-          const pods = await readPods((some) => {
-            if (reported && !signal.aborted) opts.onPods(some);
-          });
-          if (!signal.aborted) opts.onPods(pods);
-          reported = true;
+          await scanOnce();
         } while (again && !signal.aborted);
       })().finally(() => {
         running = undefined;
       });
       return running;
     };
+    // A scan that fails later (a bug, an fs error not foreseen) is logged and retried at the next event or tick.
+    function kick(): void {
+      if (signal.aborted) return;
+      scan().catch((e: unknown) => opts.log.error('Pod manifest scan failed; retrying at the next change or rescan', { path, err: e }));
+    }
 
-    const kick = (): void => {
-      scan().catch((e: unknown) => opts.log.error('Pod manifest scan failed', { path, err: e }));
-    };
-    // Watch first, then scan: a change between the two is seen by one or the other.
-    const { watch } = await import('chokidar');
-    const watcher = watch(path, {
-      depth: 0,
-      ignoreInitial: true,
-      // chokidar's atomic-write handling holds every deletion back ~100 ms; the full
-      // rescan each event triggers already copes with editors' rename-into-place writes.
-      atomic: false,
-      // Only the path itself is watched: the directory's own inotify watch reports
-      // every entry created, written, renamed or deleted in it (its raw events),
-      // and each starts a full scan. Watched one by one, 110 new manifests cost
-      // 110 more stats, watches and 'add' events (~40 ms of CPU) that add nothing.
-      ignored: (p: string) => p !== path,
-    });
-    // 'all' still reports the path itself appearing or going.
-    watcher.on('all', kick);
-    watcher.on('raw', kick);
-    watcher.on('error', (e) => opts.log.warn('Watching the pod manifest path failed; relying on the periodic rescan', { path, err: e }));
-    await new Promise<void>((r) => watcher.once('ready', r));
-    await scan();
-    markReady();
     const timer = setInterval(kick, opts.checkFrequencyMs);
     try {
+      // A failure of the first scan fails the start: the process exits on it.
+      await scan();
+      markReady();
       await waitForAbort(signal);
     } finally {
       clearInterval(timer);
-      await watcher.close();
-      await running;
+      clearTimeout(settleTimer);
+      await running?.catch(() => undefined);
+      await watch.close();
     }
   });
 }
-

@@ -2,87 +2,11 @@
 // stateful in-memory runtime. Back-offs are shortened; everything else is
 // the production code path.
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
-import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
-import { ImageManager } from '../../../src/images/manager.js';
-import { createPleg } from '../../../src/pleg/generic.js';
+import { describe, expect, it } from 'vitest';
+import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
 import { LABEL_POD_UID } from '../../../src/pods/labels.js';
-import { PodManager, RELIST_WAIT_MS } from '../../../src/pods/manager.js';
-import { PodConfigMerger } from '../../../src/sources/merger.js';
-import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
-import { StatusStore } from '../../../src/status/store.js';
-import { KeyedBackoff } from '../../../src/util/backoff.js';
-import { tempDir } from '../../helpers/agent-process.js';
-import { testLogger } from '../../helpers/test-logger.js';
-
-const IMAGE = 'localhost/busybox:latest';
-
-function manifest(name: string, spec: Record<string, unknown> = {}, containers: Array<Record<string, unknown>> = [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent' }]): Pod {
-  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers, ...spec } });
-  if (!d.ok) throw new Error(JSON.stringify(d.problems));
-  return applyStaticPodDefaults(d.pod, 'node-a', 'file', `/m/${name}.yaml`, new Date());
-}
-
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s();
-});
-
-function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxPods?: number; syncFrequencyMs?: number; plegPeriodMs?: number; errorBackoffMs?: number } = {}) {
-  const runtime = opts.runtime ?? new FakeRuntime({ images: [IMAGE], ...(opts.onStart ? { onStart: opts.onStart } : {}) });
-  const t = tempDir();
-  const log = testLogger();
-  const status = new StatusStore();
-  const merger = new PodConfigMerger(['file']);
-  const settled: Array<{ changes: number; busy: boolean }> = [];
-  const images = new ImageManager({ images: runtime, maxParallel: 1, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => [], log });
-  const manager = new PodManager({
-    runtime,
-    status,
-    runtimeName: () => 'fake',
-    hostIP: '127.0.0.1',
-    syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
-    ...(opts.errorBackoffMs !== undefined ? { errorBackoffMs: opts.errorBackoffMs } : {}),
-    maxPods: opts.maxPods ?? 110,
-    allSourcesSeen: () => merger.allSourcesSeen(),
-    requestRelist: () => pleg.kick(),
-    onSettled: (changes) => settled.push({ changes, busy: manager.busy() }),
-    log,
-    sync: {
-      runtime,
-      images,
-      crashBackoff: new KeyedBackoff({ initialMs: 100, maxMs: 400 }),
-      nodeName: 'node-a',
-      hostIP: '127.0.0.1',
-      log,
-      sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: () => undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: t.dir, cgroupParent: '' },
-      container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
-    },
-  });
-  const pleg = createPleg({ runtime, log, onRelist: (c, s, t) => manager.onRelist(c, s, t), periodMs: opts.plegPeriodMs ?? 20 });
-  const ac = new AbortController();
-  const runs = [manager.component().run(ac.signal), pleg.run(ac.signal)];
-  stops.push(async () => {
-    ac.abort();
-    await Promise.all(runs);
-    t.cleanup();
-  });
-  const set = (pods: Pod[]) => manager.applyUpdates(merger.set('file', pods).updates);
-  const until = async <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = fn();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
-  const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
-  return { runtime, status, log, set, until, phase, calls, logsDir: t.dir, manager, settled };
-}
+import { RELIST_WAIT_MS } from '../../../src/pods/manager.js';
+import { IMAGE, manifest, start, stopFirst } from './harness.js';
 
 describe('pod pipeline on the in-memory runtime', () => {
   it('starts a pod; editing one container restarts only that one; removing the pod tears it down', async () => {
@@ -227,7 +151,7 @@ describe('pod pipeline on the in-memory runtime', () => {
     const gone = manifest('gone');
     first.set([keep, gone]);
     await first.until(() => first.phase(keep) === 'Running' && first.phase(gone) === 'Running', 'both running');
-    await stops.shift()!();
+    await stopFirst();
     const ids = runtime.containers().map((c) => c.id).sort();
     const created = runtime.calls.filter((c) => c.method === 'createContainer').length;
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { createFileSource } from '../../../src/sources/file.js';
+import { createManifestParser } from '../../../src/sources/parser.js';
 import { tempDir } from '../../helpers/agent-process.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
@@ -18,11 +19,13 @@ async function start(path: string, checkFrequencyMs = 60_000) {
   const sets: Pod[][] = [];
   const records: LogRecord[] = [];
   const waiters: Array<() => void> = [];
+  const parser = createManifestParser({ log: testLogger(records) });
   const src = createFileSource({
     path,
     node: 'node-a',
     checkFrequencyMs,
     log: testLogger(records),
+    parser,
     onPods: (pods) => {
       sets.push(pods);
       for (const w of waiters.splice(0)) w();
@@ -34,6 +37,7 @@ async function start(path: string, checkFrequencyMs = 60_000) {
   stops.push(async () => {
     ac.abort();
     await done;
+    await parser.close();
   });
   /** Waits (bounded) until the latest set satisfies `pred`. */
   const until = async (pred: (names: string[]) => boolean, ms = 5000): Promise<string[]> => {
@@ -75,7 +79,10 @@ describe('file source', () => {
     const bad = t.write('bad.yaml', manifest('bad', '""'));
     const s = await start(t.dir, 100);
     expect(await s.until((n) => n.length > 0)).toEqual(['good-node-a']);
-    await s.until(() => s.sets.length >= 4); // several rescans
+    // Reported once the file has settled (SETTLE_MS after its last change), then never again.
+    await s.until(() => s.records.some((r) => r.level === 'error'));
+    const seen = s.sets.length;
+    await s.until(() => s.sets.length >= seen + 3); // several rescans
     const errors = s.records.filter((r) => r.level === 'error');
     expect(errors).toEqual([{ level: 'error', component: 'test', msg: 'Could not process manifest file', fields: { path: bad, err: 'spec.containers[0].image: required value' } }]);
     t.write('bad.yaml', manifest('bad'));

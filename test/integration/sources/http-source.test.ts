@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { createUrlSource } from '../../../src/sources/http.js';
+import { createManifestParser } from '../../../src/sources/parser.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
 const podJson = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i:1' }] } });
@@ -34,15 +35,17 @@ async function server(reply: () => Reply) {
   return { url: `http://127.0.0.1:${port}/pods`, seen, close: async () => { srv.closeAllConnections(); await close(); } };
 }
 
-function source(url: string, headers: Record<string, string[]> = {}) {
+function source(url: string, headers: Record<string, string[]> = {}, extra: { maxBytes?: number } = {}) {
   const sets: Pod[][] = [];
   const records: LogRecord[] = [];
-  const src = createUrlSource({ url, headers, node: 'n', checkFrequencyMs: 50, log: testLogger(records), onPods: (p) => void sets.push(p), requestTimeoutMs: 2000 });
+  const parser = createManifestParser({ log: testLogger(records) });
+  const src = createUrlSource({ url, headers, node: 'n', checkFrequencyMs: 50, log: testLogger(records), parser, onPods: (p) => void sets.push(p), requestTimeoutMs: 2000, ...extra });
   const ac = new AbortController();
   const done = src.run(ac.signal);
   cleanups.push(async () => {
     ac.abort();
     await done;
+    await parser.close();
   });
   const until = async (pred: () => boolean, ms = 5000) => {
     const deadline = Date.now() + ms;

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { abortableSleep, isAbortError, onAbort, waitForAbort } from '../../../src/lifecycle/abort.js';
+import { abortableSleep, abortWaiters, isAbortError, onAbort, waitForAbort } from '../../../src/lifecycle/abort.js';
 import { startLeakProbe, type LeakProbe } from './leak-probe.js';
 
 let probe: LeakProbe;
@@ -69,6 +69,64 @@ describe('onAbort', () => {
     onAbort(ctl.signal, (r) => seen.push(r));
     ctl.abort('now');
     expect(seen).toEqual(['now']);
+    expect(listeners(ctl.signal)).toBe(0);
+  });
+});
+
+describe('onAbort with many waiters on one long-lived signal', () => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w);
+  beforeEach(() => {
+    warnings.length = 0;
+    process.on('warning', onWarning);
+  });
+  afterEach(() => {
+    process.off('warning', onWarning);
+  });
+
+  it('50 waiters share one listener: no MaxListenersExceededWarning; the listener goes with the last waiter', async () => {
+    const ctl = new AbortController();
+    const disposers = Array.from({ length: 50 }, () => onAbort(ctl.signal, () => {}));
+    const sleeps = Array.from({ length: 50 }, () => abortableSleep(1, ctl.signal));
+    expect(listeners(ctl.signal)).toBe(1);
+    expect(abortWaiters(ctl.signal)).toBe(100);
+    await Promise.all(sleeps);
+    expect(abortWaiters(ctl.signal)).toBe(50);
+    for (const d of disposers) d();
+    expect(abortWaiters(ctl.signal)).toBe(0);
+    expect(listeners(ctl.signal)).toBe(0);
+    // A later waiter adds the listener again.
+    const seen: unknown[] = [];
+    onAbort(ctl.signal, (r) => seen.push(r));
+    expect(listeners(ctl.signal)).toBe(1);
+    ctl.abort('late');
+    expect(seen).toEqual(['late']);
+    await new Promise((r) => setImmediate(r)); // node emits its warning on a later tick
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
+  it('on abort every waiter is called in order, once, even when one detaches another or throws', () => {
+    const ctl = new AbortController();
+    const seen: string[] = [];
+    const disposeC = { fn: (): void => {} };
+    onAbort(ctl.signal, () => {
+      seen.push('a');
+      disposeC.fn();
+    });
+    onAbort(ctl.signal, () => {
+      seen.push('b');
+      throw new Error('b failed');
+    });
+    disposeC.fn = onAbort(ctl.signal, () => seen.push('c'));
+    onAbort(ctl.signal, (r) => seen.push(`d:${String(r)}`));
+    // The first error a waiter throws is rethrown from the signal's listener
+    // (node then reports it as uncaught): call the listener itself to see it.
+    const [listener] = getEventListeners(ctl.signal, 'abort') as Array<() => void>;
+    ctl.signal.removeEventListener('abort', listener!);
+    ctl.abort('why');
+    expect(() => listener!()).toThrow('b failed');
+    expect(seen).toEqual(['a', 'b', 'd:why']);
+    expect(abortWaiters(ctl.signal)).toBe(0);
     expect(listeners(ctl.signal)).toBe(0);
   });
 });
