@@ -63,11 +63,12 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
   }, 30_000);
 
   /** An agent on a manifest URL that answers `answer()` (the good pod at first), polled every second. */
-  async function setUp(answer: { current: Answer | (() => Answer) }, extra: string[] = [], manifestPath = false) {
+  async function setUp(answer: { current: Answer | (() => Answer) }, health?: { args: string[]; url: string }, manifestPath = false) {
     node = createNode(rt, cri);
     server = await serveManifest(() => (typeof answer.current === 'function' ? answer.current() : answer.current));
-    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', ...extra], { manifestPath });
-    const good = await guardPod(agent, cri);
+    const h = health ?? (await healthzEndpoint());
+    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', ...h.args], { manifestPath });
+    const good = await guardPod(agent, cri, { healthz: h.url });
     const errors = (after: number): string[] => linesMatching(agent, logLine(MSG.badUrl, { url: server!.url }), after);
     return { agent, good, errors, url: server.url };
   }
@@ -120,7 +121,7 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
     const health = await healthzEndpoint();
     let n = 0;
     const answer = { current: (): Answer => slowGood(600_000 + (n++ % 2)) };
-    const { agent, good, errors } = await setUp(answer, health.args);
+    const { agent, good, errors } = await setUp(answer, health);
     const polls = server!.requests;
     const watch = watchHealth(health.url);
     await waitFor('four more polls', 30_000, () => server!.requests >= polls + 4, agent);
@@ -133,7 +134,7 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
 
   it('logs bodies that break the YAML parser, keeps the last pods, and the manifest directory carries on', async () => {
     const answer: { current: Answer } = { current: GOOD };
-    const { agent, good, errors } = await setUp(answer, [], true);
+    const { agent, good, errors } = await setUp(answer, undefined, true);
     const bodies: Array<[string, RegExp]> = [
       [aliasBomb(), REASON.aliasBomb],
       ['a: *undefined\n', REASON.unresolvedAlias],

@@ -23,6 +23,7 @@ import {
   waitForLineAfter,
   type Node,
 } from './helpers/agent-node.js';
+import { healthzEndpoint } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 import { MSG, fatalLines, guardPod, linesNaming, serveManifest, type ManifestServer } from './helpers/source-faults.js';
 
@@ -79,8 +80,9 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
     node = createNode(rt, cri);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     node.writeManifest('y-old.yaml', pod('old', [container('main')]));
-    const agent = await node.start();
-    const good = await guardPod(agent, cri);
+    const health = await healthzEndpoint();
+    const agent = await node.start(health.args);
+    const good = await guardPod(agent, cri, { healthz: health.url });
     const oldUid = await podUid(agent, 'old');
 
     const m = mark(agent);
@@ -109,8 +111,9 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
     const goodPod = pod('good', [container('main')]);
     let body = list(goodPod);
     server = await serveManifest(() => body);
-    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s'], { manifestPath: false });
-    const good = await guardPod(agent, cri);
+    const health = await healthzEndpoint();
+    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', ...health.args], { manifestPath: false });
+    const good = await guardPod(agent, cri, { healthz: health.url });
     const errors = (after: number): string[] => linesMatching(agent, logLine(MSG.badUrl, { url: server!.url }), after);
 
     const m = mark(agent);

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import type { CriRuntime } from '../../src/cri/grpc-client.js';
 import type { AgentDaemon } from '../helpers/agent-daemon.js';
 import { container, createNode, criClient, field, mark, pod, podUid, running, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { healthzEndpoint } from './helpers/process-health.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 import { guardPod, serveManifest, type ManifestServer } from './helpers/source-faults.js';
 
@@ -51,8 +52,9 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
     const goodPod = JSON.stringify(pod('good', [container('main')]));
     server = await serveManifest(() => goodPod);
     node.writeManifest('a.yaml', pod('a', [container('main')]));
-    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', '--file-check-frequency=5m']);
-    const good = await guardPod(agent, cri);
+    const health = await healthzEndpoint();
+    const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', '--file-check-frequency=5m', ...health.args]);
+    const good = await guardPod(agent, cri, { healthz: health.url });
     const aUid = await podUid(agent, 'a');
     await running(cri, aUid, 'main', 20_000, agent);
     return { node, agent, check: () => good.check(), aUid };

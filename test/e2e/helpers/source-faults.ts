@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { CriRuntime } from '../../../src/cri/grpc-client.js';
 import { freePort, type AgentDaemon } from '../../helpers/agent-daemon.js';
+import { timedGet } from './process-health.js';
 import { container, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
 
 // ---------------------------------------------------------------- matchers
@@ -150,12 +151,24 @@ export function writeInPlace(node: Node, file: string, content: string): string 
 export interface GoodPod {
   uid: string;
   containerId: string;
-  /** Throws unless the pod still runs its first container, never restarted. */
+  /** Throws unless the pod still runs its first container, never restarted (and, when given, /healthz answers 200 within 1 s). */
   check(): Promise<void>;
 }
 
-/** Waits for static pod `name` (one container `main`) to run, and returns a guard on it. */
-export async function guardPod(agent: AgentDaemon, cri: CriRuntime, name = 'good', timeoutMs = 20_000): Promise<GoodPod> {
+export interface GuardOptions {
+  /** The static pod's name (default `good`); it has one container, `main`. */
+  name?: string;
+  timeoutMs?: number;
+  /** A /healthz URL (see healthzEndpoint) that check() also asks. */
+  healthz?: string;
+}
+
+/** /healthz must answer within this at every check: a functional bound, not a performance figure. */
+export const HEALTHZ_MS = 1_000;
+
+/** Waits for the static pod to run, and returns a guard on it. */
+export async function guardPod(agent: AgentDaemon, cri: CriRuntime, opts: GuardOptions = {}): Promise<GoodPod> {
+  const { name = 'good', timeoutMs = 20_000, healthz } = opts;
   const uid = await podUid(agent, name, { timeoutMs });
   const first = await running(cri, uid, 'main', timeoutMs, agent);
   return {
@@ -169,6 +182,10 @@ export async function guardPod(agent: AgentDaemon, cri: CriRuntime, name = 'good
       }
       const removed = linesMatching(agent, (l) => (/\] Tearing down/.test(l) && field(l, 'podUID') === uid) || logLine('Pod changed', { pod: staticName(name) })(l));
       if (removed.length > 0) throw new Error(`the good pod was changed or torn down: ${removed.join('\n')}`);
+      if (healthz !== undefined) {
+        const r = await timedGet(healthz, 5_000);
+        if (r.status !== 200 || r.ms >= HEALTHZ_MS) throw new Error(`/healthz: ${r.error ?? `HTTP ${r.status}`} after ${Math.round(r.ms)} ms\n--- agent stderr ---\n${agent.stderr}`);
+      }
     },
   };
 }
