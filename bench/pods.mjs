@@ -23,14 +23,15 @@
 // error: the exit code is non-zero only when the benchmark could not measure.
 // Root only (containerd). Loopback only: every pod is host-network and
 // nothing connects to it. Needs a built dist/ (npm run build).
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launcherOptions } from '../packaging/launcher-options.mjs';
-import { BenchError, machine, machineLine, ms, now, phase, progress, round3, sleep, stats, table } from './lib/common.mjs';
+import { BenchError, machine, machineLine, ms, now, phase, progress, round3, runMain, sleep, stats, table } from './lib/common.mjs';
+import { GRACE_S, IMAGE, manifest } from './lib/pod-manifest.mjs';
+import { freePort, mountsUnder, mustRun, procRssKiB, procTicks, run, withTimeout } from './lib/proc.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LOCAL_RUNTIME = join(REPO, 'packaging/local-runtime');
@@ -40,11 +41,7 @@ const IMAGES_DIR = join(REPO, '.tmp/images');
 const AGENT_BIN = join(REPO, 'bin/agent.js');
 const NODE = process.execPath;
 
-const IMAGE = 'localhost/busybox:latest';
 const NODE_NAME = 'bench'; // --hostname-override: static pods are named <name>-bench
-// terminationGracePeriodSeconds of every benchmark pod: 2, the kubelet's (and the
-// agent's) minimum; a shorter period still gets 2 s before SIGKILL.
-const GRACE_S = 2;
 const POD_LOGS_DIR = '/var/log/pods'; // where the agent puts pod log directories
 // The agent's runtime labels (src/pods/labels.ts).
 const LABEL_POD_NAME = 'io.platform.pod.name';
@@ -176,22 +173,6 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------- processes and clean-up
 
-/** execFile with a deadline; resolves {code, stdout, stderr, timedOut}; never rejects. */
-function run(file, args, { timeoutMs = 60_000, env } = {}) {
-  return new Promise((res) => {
-    execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 << 20, env: env ?? process.env }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      res({ code, stdout, stderr, timedOut: Boolean(err?.killed) });
-    });
-  });
-}
-
-async function mustRun(what, file, args, opts) {
-  const r = await run(file, args, opts);
-  if (r.code !== 0) throw new BenchError(`${what} failed (${r.timedOut ? 'timed out' : `exit ${r.code}`}): ${file} ${args.join(' ')}\n${(r.stderr || r.stdout).trimEnd().split('\n').slice(-20).join('\n')}`);
-  return r;
-}
-
 /** Everything this run created and must take down, also when it fails or is interrupted. */
 const state = {
   tmp: undefined,
@@ -216,15 +197,6 @@ function podmanResetSync() {
   } catch {
     /* best effort */
   }
-}
-
-function mountsUnder(dir) {
-  const out = [];
-  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
-    const mp = line.split(' ')[4]?.replace(/\\040/g, ' ');
-    if (mp && (mp === dir || mp.startsWith(`${dir}/`))) out.push(mp);
-  }
-  return out;
 }
 
 /** Synchronous: usable from the exit hook. Idempotent. */
@@ -259,38 +231,7 @@ function cleanupSync() {
   }
 }
 
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((res, rej) => {
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', res);
-  });
-  const { port } = s.address();
-  await new Promise((r) => s.close(() => r()));
-  return port;
-}
-
 // ---------------------------------------------------------------- pods
-
-/** The benchmark pod: host network, busybox, grace period GRACE_S. `trap`: a shell that exits on SIGTERM at once. */
-function manifest(name, kind = 'sleep') {
-  const command = kind === 'trap' ? `["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]` : '["sleep", "3600"]';
-  return [
-    'apiVersion: v1',
-    'kind: Pod',
-    'metadata:',
-    `  name: ${name}`,
-    'spec:',
-    '  hostNetwork: true',
-    `  terminationGracePeriodSeconds: ${GRACE_S}`,
-    '  containers:',
-    '  - name: c',
-    `    image: ${IMAGE}`,
-    '    imagePullPolicy: IfNotPresent',
-    `    command: ${command}`,
-    '',
-  ].join('\n');
-}
 
 const pad = (i) => String(i).padStart(3, '0');
 const fullName = (name) => `${name}-${NODE_NAME}`;
@@ -413,11 +354,6 @@ const isFloorSandbox = (sb) => FLOOR_POD_NAME in sb.labels;
 async function expectEmptyRuntime(when) {
   const [sbs, cts] = await Promise.all([state.cri.listPodSandbox(), state.cri.listContainers()]);
   if (sbs.length || cts.length) throw new BenchError(`${when}: the runtime still holds ${sbs.length} sandbox(es) and ${cts.length} container(s)`);
-}
-
-function withTimeout(promise, timeoutMs, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, rej) => (timer = setTimeout(() => rej(new BenchError(`${what}: not done within ${timeoutMs} ms`)), timeoutMs)))]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------- the agent
@@ -754,16 +690,6 @@ async function phaseAgentBatch(opts, out, rep, level) {
   const perPod = [...firstSeen.values()];
   (out.agentBatches ??= []).push({ rep, pairedConcurrency: level, pods: opts.batch, wall0, names: [...want], totalMs: Math.max(...perPod), perPodMs: perPod, renameAllMs: renamedMs, polls, pollMs: BATCH_POLL_MS });
   return staged;
-}
-
-function procTicks(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
-}
-function procRssKiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
 }
 
 async function phaseSteady(opts, out, agentPid) {
@@ -1104,34 +1030,4 @@ async function main() {
   process.stdout.write(rep.text + '\n');
 }
 
-process.once('exit', cleanupSync);
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.once(sig, () => {
-    progress('');
-    process.stderr.write(`\npods benchmark: interrupted by ${sig}; cleaning up\n`);
-    cleanupSync();
-    process.exit(130);
-  });
-}
-
-main().then(
-  () => {
-    process.exitCode = 0;
-  },
-  (err) => {
-    progress('');
-    process.stderr.write(`\npods benchmark FAILED: ${err instanceof BenchError ? err.message : (err?.stack ?? err)}\n`);
-    try {
-      if (state.agent?.logFile) {
-        const dest = join(REPO, 'bench/results/pods-agent.log');
-        mkdirSync(dirname(dest), { recursive: true });
-        copyFileSync(state.agent.logFile, dest);
-        process.stderr.write(`agent log: ${relative(process.cwd(), dest)}\n`);
-      }
-    } catch {
-      /* no log */
-    }
-    cleanupSync();
-    process.exitCode = 1;
-  },
-);
+runMain('pods benchmark', main, { cleanup: cleanupSync, agentLog: () => state.agent?.logFile, logDest: () => join(REPO, 'bench/results/pods-agent.log') });

@@ -1,7 +1,8 @@
 // Shared helpers of the benchmarks under bench/: clock, statistics, machine
 // description, plain-text tables. Node 20 built-ins only.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import os from 'node:os';
 
 export class BenchError extends Error {}
@@ -93,4 +94,44 @@ export function progress(text) {
 export function phase(text) {
   progress('');
   process.stderr.write(`${text}\n`);
+}
+
+/**
+ * Runs a benchmark's `main` with its clean-up wired to the process exit, to
+ * SIGINT/SIGTERM (exit 130) and to a failure (exit code 1, the error on
+ * stderr, the agent's log copied to `logDest()` when `agentLog()` names one).
+ * `cleanup` must be synchronous and idempotent. `name`: e.g. "pods benchmark".
+ */
+export function runMain(name, main, { cleanup, agentLog = () => undefined, logDest }) {
+  process.once('exit', cleanup);
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      progress('');
+      process.stderr.write(`\n${name}: interrupted by ${sig}; cleaning up\n`);
+      cleanup();
+      process.exit(130);
+    });
+  }
+  main().then(
+    () => {
+      process.exitCode = 0;
+    },
+    (err) => {
+      progress('');
+      process.stderr.write(`\n${name} FAILED: ${err instanceof BenchError ? err.message : (err?.stack ?? err)}\n`);
+      try {
+        const log = agentLog();
+        if (log) {
+          const dest = logDest();
+          mkdirSync(dirname(dest), { recursive: true });
+          copyFileSync(log, dest);
+          process.stderr.write(`agent log: ${relative(process.cwd(), dest)}\n`);
+        }
+      } catch {
+        /* no log */
+      }
+      cleanup();
+      process.exitCode = 1;
+    },
+  );
 }

@@ -6,11 +6,23 @@ import { z } from 'zod';
 import type { Container, Pod, PullPolicy } from './pod-types.js';
 
 const str = z.string();
-const strMap = z.record(z.string(), z.string());
-const int = z.number().int();
+/** Own `__proto__` keys (JSON.parse makes them) would vanish in the record; refuse them instead of dropping silently. */
+const noProtoKey = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v, ctx) => {
+    if (v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')) ctx.addIssue({ code: 'custom', message: '"__proto__" is not a valid key', path: ['__proto__'], input: v });
+    return v;
+  }, schema);
+const strMap = noProtoKey(z.record(z.string(), z.string()));
+// int32 fields overflow in the API's Go types; int64 ones are bounded by what JSON numbers hold exactly.
+// A YAML `-0` is 0: normalised so that the decoded pod survives a JSON round trip unchanged.
+const noNegativeZero = (n: number): number => (n === 0 ? 0 : n);
+const int = z.number().int().transform(noNegativeZero);
+const int32 = z.number().int().min(-2147483648).max(2147483647).transform(noNegativeZero);
 const protocol = z.enum(['TCP', 'UDP', 'SCTP']);
 
-const intOrString = z.union([int, z.string()]);
+const intOrString = z.union([int32, z.string()]);
+// A Quantity may be written as a JSON number (`cpu: 0.5`), as the API accepts.
+const quantity = z.union([z.number(), z.string()]);
 const exec = z.object({ command: z.array(str) });
 const httpGet = z.object({
   path: str.optional(),
@@ -20,15 +32,17 @@ const httpGet = z.object({
   httpHeaders: z.array(z.object({ name: str, value: str })).optional(),
 });
 const tcpSocket = z.object({ port: intOrString, host: str.optional() });
+const grpc = z.object({ port: int32, service: str.optional() });
 const probe = z.object({
   exec: exec.optional(),
   httpGet: httpGet.optional(),
   tcpSocket: tcpSocket.optional(),
-  initialDelaySeconds: int.optional(),
-  timeoutSeconds: int.optional(),
-  periodSeconds: int.optional(),
-  successThreshold: int.optional(),
-  failureThreshold: int.optional(),
+  grpc: grpc.optional(),
+  initialDelaySeconds: int32.optional(),
+  timeoutSeconds: int32.optional(),
+  periodSeconds: int32.optional(),
+  successThreshold: int32.optional(),
+  failureThreshold: int32.optional(),
   terminationGracePeriodSeconds: int.optional(),
 });
 const handler = z.object({ exec: exec.optional(), httpGet: httpGet.optional(), tcpSocket: tcpSocket.optional() });
@@ -40,7 +54,7 @@ const container = z.object({
   command: z.array(str).optional(),
   args: z.array(str).optional(),
   workingDir: str.optional(),
-  ports: z.array(z.object({ name: str.optional(), containerPort: int, hostPort: int.optional(), protocol: protocol.optional(), hostIP: str.optional() })).optional(),
+  ports: z.array(z.object({ name: str.optional(), containerPort: int32, hostPort: int32.optional(), protocol: protocol.optional(), hostIP: str.optional() })).optional(),
   env: z
     .array(
       z.object({
@@ -49,7 +63,7 @@ const container = z.object({
         valueFrom: z
           .object({
             fieldRef: z.object({ apiVersion: str.optional(), fieldPath: str }).optional(),
-            resourceFieldRef: z.object({ containerName: str.optional(), resource: str, divisor: intOrString.optional() }).optional(),
+            resourceFieldRef: z.object({ containerName: str.optional(), resource: str, divisor: quantity.optional() }).optional(),
             configMapKeyRef: z.object({ name: str, key: str, optional: z.boolean().optional() }).optional(),
             secretKeyRef: z.object({ name: str, key: str, optional: z.boolean().optional() }).optional(),
           })
@@ -57,7 +71,7 @@ const container = z.object({
       }),
     )
     .optional(),
-  resources: z.object({ limits: z.record(str, intOrString).optional(), requests: z.record(str, intOrString).optional() }).optional(),
+  resources: z.object({ limits: noProtoKey(z.record(str, quantity)).optional(), requests: noProtoKey(z.record(str, quantity)).optional() }).optional(),
   volumeMounts: z.array(z.object({ name: str, mountPath: str, readOnly: z.boolean().optional(), subPath: str.optional(), mountPropagation: z.enum(['None', 'HostToContainer', 'Bidirectional']).optional() })).optional(),
   livenessProbe: probe.optional(),
   readinessProbe: probe.optional(),
@@ -97,7 +111,7 @@ const podSchema = z.object({
   spec: z.object({
     containers: z.array(container),
     initContainers: z.array(container).optional(),
-    volumes: z.array(z.object({ name: str, hostPath: z.object({ path: str, type: str.optional() }).optional(), emptyDir: z.object({ medium: str.optional(), sizeLimit: intOrString.optional() }).optional() })).optional(),
+    volumes: z.array(z.object({ name: str, hostPath: z.object({ path: str, type: str.optional() }).optional(), emptyDir: z.object({ medium: str.optional(), sizeLimit: quantity.optional() }).optional() })).optional(),
     restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
     terminationGracePeriodSeconds: int.optional(),
     activeDeadlineSeconds: int.optional(),
@@ -123,11 +137,14 @@ const podSchema = z.object({
       })
       .optional(),
     tolerations: z.array(z.object({ key: str.optional(), operator: z.enum(['Exists', 'Equal']).optional(), value: str.optional(), effect: str.optional(), tolerationSeconds: int.optional() })).optional(),
-    priority: int.optional(),
+    priority: int32.optional(),
     priorityClassName: str.optional(),
     enableServiceLinks: z.boolean().optional(),
     hostAliases: z.array(z.object({ ip: str, hostnames: z.array(str) })).optional(),
     runtimeClassName: str.optional(),
+    nodeSelector: strMap.optional(),
+    // Any value is kept so that validation can refuse it by name: a static pod may not have ephemeral containers.
+    ephemeralContainers: z.unknown().optional(),
   }),
 });
 
@@ -181,11 +198,17 @@ function toContainer(c: RawContainer): Container {
 /** Decodes one Pod object (already parsed from YAML/JSON). */
 export function decodePod(raw: unknown): DecodeResult {
   z.config({ jitless: true });
-  const parsed = podSchema.safeParse(raw);
-  if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })) };
+  let parsed: ReturnType<typeof podSchema.safeParse>;
+  try {
+    parsed = podSchema.safeParse(raw);
+  } catch (e) {
+    // Only non-plain input (a getter or proxy that throws) gets here; YAML and JSON parsers never produce it.
+    return { ok: false, problems: [{ field: '(root)', message: `could not be read: ${e instanceof Error ? e.message : String(e)}` }] };
   }
-  const { metadata, spec } = parsed.data;
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => ({ field: fieldPath(i.path) || '(root)', message: i.message || 'invalid value' })) };
+  }
+  const { metadata, spec: { ephemeralContainers, ...spec } } = parsed.data;
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -198,6 +221,7 @@ export function decodePod(raw: unknown): DecodeResult {
       restartPolicy: spec.restartPolicy ?? 'Always',
       terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 30,
       dnsPolicy: spec.dnsPolicy ?? 'ClusterFirst',
+      ...(ephemeralContainers === undefined ? {} : { ephemeralContainers }),
     },
   };
   return { ok: true, pod };

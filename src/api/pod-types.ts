@@ -89,6 +89,7 @@ export interface Probe {
   exec?: ExecAction;
   httpGet?: { path?: string; port: number | string; host?: string; scheme?: 'HTTP' | 'HTTPS'; httpHeaders?: Array<{ name: string; value: string }> };
   tcpSocket?: { port: number | string; host?: string };
+  grpc?: { port: number; service?: string };
   initialDelaySeconds?: number;
   timeoutSeconds?: number;
   periodSeconds?: number;
@@ -182,6 +183,9 @@ export interface PodSpec {
   enableServiceLinks?: boolean;
   hostAliases?: Array<{ ip: string; hostnames: string[] }>;
   runtimeClassName?: string;
+  nodeSelector?: Record<string, string>;
+  /** Only carried so that validation can refuse it: a static pod may not have ephemeral containers. */
+  ephemeralContainers?: unknown;
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';

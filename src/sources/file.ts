@@ -39,12 +39,22 @@ export interface FileSourceOptions {
   readonly maxBytes?: number;
 }
 
+interface Parsed {
+  readonly stamp: string;
+  readonly mtimeMs: number;
+  readonly result: ManifestResult;
+}
+
 interface FileState {
   /** Last problem logged for the file, so a bad file is reported once, not every rescan. */
   error?: string;
   /** What the file held when last read: a rescan re-parses only files whose identity or stamp changed. */
   stamp?: string;
   result?: ManifestResult;
+  /** A parse's answer not taken yet (the file was still settling, or the worker answered between scans). */
+  parsed?: Parsed;
+  /** The stamp of the content being parsed in the worker. */
+  inflight?: string;
 }
 
 /** While a scan parses many files, the pods parsed so far are handed on this often. */
@@ -58,6 +68,8 @@ export function createFileSource(opts: FileSourceOptions): Component {
   const maxBytes = opts.maxBytes ?? MAX_MANIFEST_BYTES;
   const states = new Map<string, FileState>();
   const notes = new Map<string, string>();
+  /** Asks for a scan (set once the component runs): a worker's answer for a large file came in. */
+  let rescan = (): void => {};
 
   /** Logs `msg` for `key` once, until the key's text changes or clear(key). */
   const noteOnce = (key: string, text: string, log: (fields: Record<string, unknown>) => void, fields: Record<string, unknown>): void => {
@@ -98,28 +110,52 @@ export function createFileSource(opts: FileSourceOptions): Component {
     return pods;
   }
 
-  /** Reads and parses one changed file; undefined while it is still being written. */
-  async function readOne(entry: Entry, state: FileState, settling: { at: number }): Promise<ManifestResult | undefined> {
+  /**
+   * Reads and parses one changed file. Undefined while its answer is not in:
+   * a large file being parsed in the worker (unless `wait`: the scan then
+   * awaits it; the first scan does, so its set is complete), or a file still
+   * being written (`later.ms`: when to look again). A parse's answer is kept
+   * by stamp, so neither case parses the same content twice.
+   */
+  async function readOne(entry: Entry, state: FileState, wait: boolean, later: { ms: number }): Promise<ManifestResult | undefined> {
     if ('problem' in entry) {
       state.stamp = `problem:${entry.problem}`;
       state.result = { ok: false, error: entry.problem };
       return state.result;
     }
-    const read = readBounded(entry.path, maxBytes);
-    if ('problem' in read) {
-      // Not cached by stamp: it may be readable at the next scan.
-      state.stamp = undefined;
-      return { ok: false, error: read.problem };
+    let parsed = state.parsed?.stamp === entry.stamp ? state.parsed : undefined;
+    if (parsed === undefined) {
+      if (state.inflight === entry.stamp) return undefined;
+      const read = readBounded(entry.path, maxBytes);
+      if ('problem' in read) {
+        // Not kept by stamp: it may be readable at the next scan.
+        state.stamp = undefined;
+        return { ok: false, error: read.problem };
+      }
+      const job = opts.parser.parse('file', read.bytes, { node: opts.node, source: 'file', location: entry.path, now: now() });
+      const keep = (result: ManifestResult): Parsed => (state.parsed = { stamp: read.stamp, mtimeMs: read.mtimeMs, result });
+      if (!wait && opts.parser.offThread(read.bytes.byteLength)) {
+        // Other files' changes must not wait for this one: scan again when its answer is in.
+        state.inflight = read.stamp;
+        void job.then((result) => {
+          if (state.inflight !== read.stamp) return;
+          state.inflight = undefined;
+          keep(result);
+          rescan();
+        });
+        return undefined;
+      }
+      parsed = keep(await job);
     }
-    const result = await opts.parser.parse('file', read.bytes, { node: opts.node, source: 'file', location: entry.path, now: now() });
-    const age = Date.now() - read.mtimeMs;
-    if (!result.ok && age >= 0 && age < SETTLE_MS) {
-      settling.at = Math.max(settling.at, SETTLE_MS - age);
+    const age = Date.now() - parsed.mtimeMs;
+    if (!parsed.result.ok && age >= 0 && age < SETTLE_MS) {
+      later.ms = Math.max(later.ms, SETTLE_MS - age);
       return undefined;
     }
-    state.stamp = read.stamp;
-    state.result = result;
-    return result;
+    state.stamp = parsed.stamp;
+    state.result = parsed.result;
+    state.parsed = undefined;
+    return parsed.result;
   }
 
   /**
@@ -130,7 +166,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
    * so the first pods start while the rest are still being parsed.
    * Returns the set and, when a file is still being written, when to look again.
    */
-  async function readPods(entries: readonly Entry[], partial: (pods: Pod[]) => void): Promise<{ pods: Pod[]; settleMs?: number }> {
+  async function readPods(entries: readonly Entry[], wait: boolean, partial: (pods: Pod[]) => void): Promise<{ pods: Pod[]; settleMs?: number }> {
     const files = entries.map((e) => e.path);
     const present = new Set(files);
     for (const file of [...states.keys()]) if (!present.has(file)) states.delete(file);
@@ -143,10 +179,10 @@ export function createFileSource(opts: FileSourceOptions): Component {
     }
     todo.sort((a, b) => Number(a.size > 16_384) - Number(b.size > 16_384));
     const fresh = new Map<string, ManifestResult>();
-    const settling = { at: 0 };
+    const later = { ms: 0 };
     let emitted = -Infinity;
     for (const [i, t] of todo.entries()) {
-      const res = await readOne(t.entry, t.state, settling);
+      const res = await readOne(t.entry, t.state, wait, later);
       if (res !== undefined) fresh.set(t.entry.path, res);
       if (i === todo.length - 1) break;
       if (performance.now() - emitted > PARTIAL_EVERY_MS) {
@@ -156,7 +192,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
       // Yield after every file: the started pods' runtime answers then wait for one parse (~1 ms).
       await new Promise((r) => setImmediate(r));
     }
-    return { pods: assemble(files, fresh, true), settleMs: settling.at > 0 ? settling.at : undefined };
+    return { pods: assemble(files, fresh, true), settleMs: later.ms > 0 ? later.ms : undefined };
   }
 
   return defineComponent('file-source', async (signal, markReady) => {
@@ -180,7 +216,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
       if (missing !== undefined) noteOnce('missing', missing, (f) => opts.log.info('Pod manifest path cannot be read; no static pods from it', f), { path, err: missing });
       else notes.delete('missing');
       for (const d of subdirs) noteOnce(`dir:${d}`, '', (f) => opts.log.info('Not recursing into a subdirectory of the pod manifest path', f), { path: d });
-      const { pods, settleMs } = await readPods(entries, (some) => {
+      const { pods, settleMs } = await readPods(entries, !reported, (some) => {
         if (reported && !signal.aborted) opts.onPods(some);
       });
       if (!signal.aborted) opts.onPods(pods);
@@ -211,6 +247,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
       scan().catch((e: unknown) => opts.log.error('Pod manifest scan failed; retrying at the next change or rescan', { path, err: e }));
     }
 
+    rescan = kick;
     const timer = setInterval(kick, opts.checkFrequencyMs);
     try {
       // A failure of the first scan fails the start: the process exits on it.

@@ -38,6 +38,8 @@ export interface WorkerReply {
 export interface ManifestParser {
   /** The manifest's pods, or why not; never rejects. `bytes` may be transferred to the worker: do not reuse it. */
   parse(kind: ManifestKind, bytes: Buffer, ctx: ManifestContext): Promise<ManifestResult>;
+  /** Whether a manifest of this size is parsed in the worker (and may take a while), not inline. */
+  offThread(byteLength: number): boolean;
   /** Ends the worker; parses still queued resolve with an error. Idempotent. */
   close(): Promise<void>;
 }
@@ -150,10 +152,12 @@ export function createManifestParser(opts: ManifestParserOptions): ManifestParse
     worker.postMessage(pending.job, pending.transfer);
   }
 
+  const offThread = (byteLength: number): boolean => byteLength > inlineMax && script !== undefined;
   return {
+    offThread,
     parse(kind, bytes, ctx) {
       if (closed) return Promise.resolve(failed('the agent is stopping'));
-      if (bytes.byteLength <= inlineMax || script === undefined) return Promise.resolve(parseManifest(kind, bytes.toString('utf8'), ctx));
+      if (!offThread(bytes.byteLength)) return Promise.resolve(parseManifest(kind, bytes.toString('utf8'), ctx));
       // Hand the bytes over without a copy when the buffer owns its memory.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
       const view = owned ? bytes : Buffer.from(bytes);

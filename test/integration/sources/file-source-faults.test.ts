@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { createFileSource } from '../../../src/sources/file.js';
-import { createManifestParser } from '../../../src/sources/parser.js';
+import type { ManifestResult } from '../../../src/sources/manifest.js';
+import { createManifestParser, type ManifestParser } from '../../../src/sources/parser.js';
 import { tempDir } from '../../helpers/agent-process.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
@@ -21,14 +22,14 @@ afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
-async function start(path: string) {
+async function start(path: string, wrap: (p: ManifestParser) => ManifestParser = (p) => p) {
   const sets: Pod[][] = [];
   const records: LogRecord[] = [];
   const waiters: Array<() => void> = [];
   const wake = () => {
     for (const w of waiters.splice(0)) w();
   };
-  const parser = createManifestParser({ log: testLogger(records) });
+  const parser = wrap(createManifestParser({ log: testLogger(records) }));
   const src = createFileSource({
     path,
     node: 'n',
@@ -128,6 +129,47 @@ describe('file source: one bad entry affects only itself', () => {
     const p = t.write('empty.yaml', '');
     await s.until(() => s.errorsFor(p).length > 0, 'the empty file to be reported');
     expect(String(s.errorsFor(p)[0]!.fields['err'])).toMatch(/the manifest is empty/);
+  });
+});
+
+describe('file source: parsing', () => {
+  it('a large file still in the parser holds back no other change; its pod comes when its answer does', async () => {
+    const t = tempDir();
+    stops.push(async () => t.cleanup());
+    t.write('a.yaml', manifest('a'));
+    let release: (() => void) | undefined;
+    const s = await start(t.dir, (real) => ({
+      ...real,
+      offThread: (n) => n > 1000,
+      parse: async (kind, bytes, ctx) => {
+        if (bytes.byteLength > 1000) await new Promise<void>((r) => (release = r));
+        return real.parse(kind, bytes, ctx);
+      },
+    }));
+    t.write('big.yaml', `${manifest('big')}# ${'x'.repeat(2000)}\n`);
+    await s.until(() => release !== undefined, 'the large file to reach the parser');
+    t.write('b.yaml', manifest('b'));
+    await s.until(() => s.names().join() === 'a,b', 'the small file while the large one is parsed');
+    release!();
+    await s.until(() => s.names().join() === 'a,b,big', "the large file's pod");
+  });
+
+  it('a bad file still settling is parsed once, however many scans see it', async () => {
+    const t = tempDir();
+    stops.push(async () => t.cleanup());
+    const parsed: string[] = [];
+    const s = await start(t.dir, (real) => ({
+      ...real,
+      parse: (kind, bytes, ctx): Promise<ManifestResult> => {
+        parsed.push(ctx.location);
+        return real.parse(kind, bytes, ctx);
+      },
+    }));
+    const bad = t.write('bad.yaml', 'a: *nowhere\n');
+    // Other files' events make scans while bad.yaml settles.
+    for (let i = 0; i < 5; i++) t.write(`ok${i}.yaml`, manifest(`ok${i}`));
+    await s.until(() => s.errorsFor(bad).length > 0, 'the bad file to be reported');
+    expect(parsed.filter((p) => p === bad)).toHaveLength(1);
   });
 });
 

@@ -47,6 +47,7 @@ function source(url: string) {
       parsed.push(bytes.byteLength);
       return real.parse(kind, bytes, ctx);
     },
+    offThread: (n) => real.offThread(n),
     close: () => real.close(),
   };
   const src = createUrlSource({ url, headers: {}, node: 'n', checkFrequencyMs: 30, log: testLogger(records), parser, onPods: (p) => void sets.push(p), requestTimeoutMs: 5000 });
