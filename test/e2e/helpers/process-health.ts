@@ -32,15 +32,18 @@ export interface HealthLog {
 
 /**
  * GETs `url` one request after another (a pause of `intervalMs` between them)
- * until stop(): the slowest answer is then the longest stall of the agent's
- * event loop seen from outside, within the request timeout.
+ * until stop(), or at the latest for `maxMs` (so a test that fails before
+ * stop() leaves no loop behind): the slowest answer is then the longest stall
+ * of the agent's event loop seen from outside, within the request timeout.
  */
-export function watchHealth(url: string, intervalMs = 100): { stop(): Promise<HealthLog> } {
+export function watchHealth(url: string, opts: { intervalMs?: number; maxMs?: number } = {}): { stop(): Promise<HealthLog> } {
+  const { intervalMs = 100, maxMs = 120_000 } = opts;
   const log: HealthLog = { count: 0, slowestMs: 0, failures: [] };
+  const end = performance.now() + maxMs;
   let stopped = false;
   let inFlightSince: number | undefined;
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopped && performance.now() < end) {
       inFlightSince = performance.now();
       const r = await timedGet(url, 10_000);
       inFlightSince = undefined;
@@ -55,6 +58,7 @@ export function watchHealth(url: string, intervalMs = 100): { stop(): Promise<He
       stopped = true;
       if (inFlightSince !== undefined) log.slowestMs = Math.max(log.slowestMs, performance.now() - inFlightSince);
       const snapshot = { ...log, failures: [...log.failures] };
+      // A request still in flight ends within its own timeout; the numbers above already count it.
       await Promise.race([loop, sleep(100)]);
       return snapshot;
     },
