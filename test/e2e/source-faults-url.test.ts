@@ -109,10 +109,10 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
     const t0 = performance.now();
     await waitFor('four more polls of the same body', 40_000, () => server!.requests >= polls + 4, agent);
     const share = (cpuMs(agent.pid) - cpu0) / (performance.now() - t0);
-    // Parsing this body costs the landed agent over a second of CPU per poll (a
-    // core near 100 %); skipping it leaves the agent nearly idle. A functional
-    // bound with a wide margin, not a performance figure.
-    expect(share, `the agent used ${Math.round(share * 100)} % of a core while the same body was served`).toBeLessThan(0.3);
+    // Parsing this body again at every poll kept the landed agent at ~45 % of a
+    // core; skipping it leaves the agent nearly idle (~1 %). A functional bound
+    // with a wide margin on both sides, not a performance figure.
+    expect(share, `the agent used ${Math.round(share * 100)} % of a core while the same body was served`).toBeLessThan(0.2);
     expect(errors(0)).toEqual([]);
     await good.check();
   }, 90_000);
