@@ -120,7 +120,7 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
   it('parses a large changing body without stalling /healthz', async () => {
     const health = await healthzEndpoint();
     let n = 0;
-    const answer = { current: (): Answer => slowGood(600_000 + (n++ % 2)) };
+    const answer = { current: (): Answer => slowGood(1_200_000 + (n++ % 2)) };
     const { agent, good, errors } = await setUp(answer, health);
     const polls = server!.requests;
     const watch = watchHealth(health.url);
