@@ -3,7 +3,7 @@
 // table pairs each option with one kind, so those four views cannot drift.
 import type * as zod from 'zod';
 import { formatDuration, parseDuration } from './values/duration.js';
-import { parseGoBool, parseHeaders, parseMapStringBool, parseMapStringString } from './values/kv.js';
+import { headerProblem, parseGoBool, parseHeaders, parseMapStringBool, parseMapStringString } from './values/kv.js';
 import { parseEvictionFlag } from './values/eviction.js';
 import { mergeReservedMemory, parseReservedMemory, type ReservedMemory } from './values/resources.js';
 import { parseTaints, type Taint } from './values/taints.js';
@@ -94,8 +94,12 @@ export function flagTextOf<T>(kind: Kind<T>, v: T): string {
   return typeof e === 'string' ? e : JSON.stringify(e);
 }
 
+/**
+ * `a, b` → ['a', 'b']. Blank text is the empty list, as for the other list
+ * flags: read as [''] it could not be written back (`--flag=` means []).
+ */
 function splitList(text: string): string[] {
-  return text === '' ? [] : text.split(',').map((s) => s.trim());
+  return text.trim() === '' ? [] : text.split(',').map((s) => s.trim());
 }
 
 const isEmptyRecord = (v: object): boolean => Object.keys(v).length === 0;
@@ -126,8 +130,9 @@ export const int64 = integer('int', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INT
 export const float: Kind<number> = {
   type: 'float',
   parseFlag: (t) => {
-    const n = Number(t);
-    if (t.trim() === '' || !Number.isFinite(n)) throw new ValueError(`invalid float "${t}"`);
+    // strconv.ParseFloat's decimal form; Number() would also take ' 5', '0x10' and '0b1', which Go rejects.
+    const n = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(t) ? Number(t) : Number.NaN;
+    if (!Number.isFinite(n)) throw new ValueError(`invalid float "${t}"`);
     return n;
   },
   file: (z) => z.number(),
@@ -231,6 +236,8 @@ export const optionalInt32: Kind<number> = {
   parseFlag: (t) => parseInteger(t, INT32_MIN, INT32_MAX, 'int32'),
   file: (z) => z.number().int().min(INT32_MIN).max(INT32_MAX),
   encode: (v) => (v === 0 ? null : v),
+  // Not flagTextOf's default: the encoded null would read back as an invalid int32.
+  flagText: (v) => String(v),
   show: () => '',
   isZero: () => false,
 };
@@ -297,7 +304,16 @@ export const headers: Kind<Record<string, string[]>> = {
     }
     return out;
   },
-  file: (z) => safeRecord(z, z.array(z.string())),
+  // The same rules as the flag: a header the HTTP client would refuse fails every poll of the URL.
+  file: (z) =>
+    safeRecord(z, z.array(z.string())).superRefine((map, ctx) => {
+      for (const [name, values] of Object.entries(map)) {
+        values.forEach((value, i) => {
+          const bad = headerProblem(name, value);
+          if (bad !== undefined) ctx.addIssue({ code: 'custom', message: bad, path: [name, i] });
+        });
+      }
+    }),
   encode: (v) => v,
   flagText: (v) =>
     Object.entries(v)
@@ -337,7 +353,8 @@ export const taints: Kind<Taint[]> = {
 export const reservedMemory: Kind<ReservedMemory[]> = {
   type: 'reservedMemory',
   parseFlag: (t, prev) => mergeReservedMemory(prev ?? [], parseReservedMemory(t)),
-  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0), limits: safeRecord(z, z.string()) })),
+  // NumaNode is an int32 in the kubelet's schema; larger numbers fail to decode there.
+  file: (z) => z.array(z.object({ numaNode: z.number().int().min(0).max(INT32_MAX), limits: safeRecord(z, z.string()) })),
   itemKeys: ['numaNode', 'limits'],
   encode: (v) => v,
   flagText: (v) =>
@@ -387,7 +404,8 @@ export const shutdownByPriority: Kind<ShutdownGracePeriodByPriority[]> = {
   parseFlag: () => {
     throw new ValueError('shutdownGracePeriodByPodPriority can only be set in the configuration file');
   },
-  file: (z) => z.array(z.object({ priority: z.number().int(), shutdownGracePeriodSeconds: z.number().int() })),
+  // Priority is an int32 in the kubelet's schema, the period an int64 (here: a safe integer).
+  file: (z) => z.array(z.object({ priority: z.number().int().min(INT32_MIN).max(INT32_MAX), shutdownGracePeriodSeconds: z.number().int() })),
   itemKeys: ['priority', 'shutdownGracePeriodSeconds'],
   encode: (v) => v,
   show: () => '',

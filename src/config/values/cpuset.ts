@@ -16,15 +16,20 @@ function cpuNumber(item: string, whole: string): number {
   return n;
 }
 
-/** `0-3,7` → [0,1,2,3,7]: sorted, without duplicates; '' → []. */
+/**
+ * `0-3,7` → [0,1,2,3,7]: sorted, without duplicates; '' → []. Ranges are
+ * merged before they are expanded, so the work is bounded by the input length
+ * plus MAX_CPU_ID, however many times a wide range is repeated.
+ */
 export function parseCpuSet(text: string): number[] {
   if (text.trim() === '') return [];
-  const cpus = new Set<number>();
+  const ranges: Array<[number, number]> = [];
   for (const raw of text.split(',')) {
     const item = raw.trim();
     const dash = item.indexOf('-', 1);
     if (dash === -1) {
-      cpus.add(cpuNumber(item, text));
+      const cpu = cpuNumber(item, text);
+      ranges.push([cpu, cpu]);
       continue;
     }
     const lo = item.slice(0, dash).trim();
@@ -34,9 +39,16 @@ export function parseCpuSet(text: string): number[] {
     if (start > end) {
       throw new ValueError(`invalid cpuset ${JSON.stringify(text)}: range ${JSON.stringify(item)} is reversed (${start} > ${end})`);
     }
-    for (let c = start; c <= end; c++) cpus.add(c);
+    ranges.push([start, end]);
   }
-  return [...cpus].sort((a, b) => a - b);
+  ranges.sort((a, b) => a[0] - b[0]);
+  const cpus: number[] = [];
+  let next = 0; // the lowest CPU not yet emitted
+  for (const [start, end] of ranges) {
+    for (let c = Math.max(start, next); c <= end; c++) cpus.push(c);
+    next = Math.max(next, end + 1);
+  }
+  return cpus;
 }
 
 /** [0,1,2,3,7] → `0-3,7`; input order and duplicates do not matter. */

@@ -77,10 +77,16 @@ export interface ThresholdResult {
   warnings: string[];
 }
 
-/** strconv.ParseFloat of the text before `%`, as a fraction; undefined if it is not a decimal number. */
+/**
+ * strconv.ParseFloat of the text before `%`, as a fraction; undefined if it is
+ * not a decimal number or, as ParseFloat's range error, overflows to infinity
+ * (`1e309%` would otherwise be an infinite minimum reclaim). `-0%` is 0.
+ */
 function parsePercent(text: string): number | undefined {
   const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)%$/.exec(text);
-  return m === null ? undefined : Number(m[1]) / 100;
+  if (m === null) return undefined;
+  const n = Number(m[1]);
+  return Number.isFinite(n) ? n / 100 + 0 : undefined;
 }
 
 type Report = (msg: string) => void;

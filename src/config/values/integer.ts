@@ -55,6 +55,12 @@ export function parseGoInt(text: string, min: bigint, max: bigint, type: string)
     else if (s.length >= 3 && p === 'x') [base, s] = [16, s.slice(2)];
     else [base, s] = [8, s.slice(1)];
   }
+  const outOfRange = (): never => {
+    throw new ValueError(`invalid ${type} "${text}": out of range [${min}, ${max}]`);
+  };
+  // As Go's ParseUint, stop at the first digit that leaves the range: growing a
+  // BigInt over a 128 KiB run of digits costs quadratic time.
+  const limit = neg ? -min : max;
   let n = 0n;
   let underscores = false;
   const b = BigInt(base);
@@ -66,9 +72,10 @@ export function parseGoInt(text: string, min: bigint, max: bigint, type: string)
     const d = /[0-9]/.test(c) ? c.charCodeAt(0) - 48 : /[a-zA-Z]/.test(c) ? c.toLowerCase().charCodeAt(0) - 87 : 99;
     if (d >= base) return syntax();
     n = n * b + BigInt(d);
+    if (n > limit) return outOfRange();
   }
   if (underscores && !underscoreOK(text)) return syntax();
   const v = neg ? -n : n;
-  if (v < min || v > max) throw new ValueError(`invalid ${type} "${text}": out of range [${min}, ${max}]`);
+  if (v < min || v > max) return outOfRange();
   return v;
 }

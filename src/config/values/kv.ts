@@ -60,11 +60,27 @@ export function parseLangleSeparatedMap(text: string): Record<string, string> {
 
 // RFC 9110 token: what an HTTP header name may contain.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// What the HTTP client (undici, like Node's http) refuses in a header value:
+// control characters other than tab (CR and LF would split the request) and
+// anything outside Latin-1.
+const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** Why `name: value` cannot be sent as an HTTP header, or undefined when it can. */
+export function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name)) return `${JSON.stringify(name)} is not a valid header name`;
+  const bad = BAD_HEADER_VALUE.exec(value);
+  if (bad !== null) {
+    const code = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    return `the value of ${JSON.stringify(name)} holds ${code}, which an HTTP header cannot carry (control characters other than tab, and characters beyond U+00FF)`;
+  }
+  return undefined;
+}
 
 /**
  * `--manifest-url-header` entries, `name:value` separated by commas. The value
  * may itself contain colons (it is split at the first one); order is kept
- * because repeated names become repeated headers.
+ * because repeated names become repeated headers. A header the HTTP client
+ * would refuse is rejected here rather than on every poll of the URL.
  */
 export function parseHeaders(text: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
@@ -73,10 +89,10 @@ export function parseHeaders(text: string): Array<[string, string]> {
     const at = entry.indexOf(':');
     if (at === -1) throw new ValueError(`malformed header ${JSON.stringify(entry)}: expected name:value`);
     const name = entry.slice(0, at).trim();
-    if (!HEADER_NAME.test(name)) {
-      throw new ValueError(`malformed header ${JSON.stringify(entry)}: ${JSON.stringify(name)} is not a valid header name`);
-    }
-    out.push([name, entry.slice(at + 1).trim()]);
+    const value = entry.slice(at + 1).trim();
+    const bad = headerProblem(name, value);
+    if (bad !== undefined) throw new ValueError(`malformed header ${JSON.stringify(entry)}: ${bad}`);
+    out.push([name, value]);
   }
   return out;
 }

@@ -38,6 +38,10 @@ export interface ReservedMemory {
   limits: Record<string, string>;
 }
 
+/** The kubelet's MemoryReservation.NumaNode is an int32. */
+const MAX_NUMA_NODE = 2 ** 31 - 1;
+const isNumaNode = (n: number): boolean => Number.isSafeInteger(n) && n >= 0 && n <= MAX_NUMA_NODE;
+
 const RESERVED_MEMORY_FORMAT = 'expected numaNode:type=quantity[,type=quantity...] with entries separated by ";"';
 
 /** Why a name is not a reservable memory type, or undefined. */
@@ -61,6 +65,7 @@ export function parseReservedMemory(text: string): ReservedMemory[] {
     if (parts.length !== 2) fail(`${JSON.stringify(entry)}: ${RESERVED_MEMORY_FORMAT}`);
     const [node = '', list = ''] = parts.map((p) => p.trim());
     if (!/^\d+$/.test(node)) fail(`NUMA node ${JSON.stringify(node)} is not a non-negative integer`);
+    if (!isNumaNode(Number(node))) fail(`NUMA node ${node} is above the int32 maximum ${MAX_NUMA_NODE}`);
     const limits = new Map<string, string>();
     for (const item of list.split(',')) {
       const kv = item.split('=');
@@ -88,6 +93,8 @@ export function validateReservedMemory(list: readonly ReservedMemory[]): string[
   for (const { numaNode, limits } of list) {
     if (!Number.isSafeInteger(numaNode) || numaNode < 0) {
       problems.push(`NUMA node ${String(numaNode)} is not a non-negative integer`);
+    } else if (!isNumaNode(numaNode)) {
+      problems.push(`NUMA node ${String(numaNode)} is above the int32 maximum ${MAX_NUMA_NODE}`);
     }
     for (const [name, text] of Object.entries(limits)) {
       const where = `NUMA node ${String(numaNode)} resource ${JSON.stringify(name)}`;

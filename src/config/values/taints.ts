@@ -77,7 +77,9 @@ export function validateTaint(t: { readonly key?: unknown; readonly value?: unkn
     }
   }
   if (typeof t.effect !== 'string' || !isEffect(t.effect)) {
-    problems.push(`${what}: invalid effect ${JSON.stringify(String(t.effect ?? ''))} (${EFFECT_HELP})`);
+    // A file may hold any JSON here; String() throws on an object whose toString is not a function.
+    const shown = typeof t.effect === 'string' ? t.effect : t.effect === undefined || t.effect === null ? '' : typeof t.effect === 'object' ? `(${Array.isArray(t.effect) ? 'a list' : 'an object'})` : String(t.effect);
+    problems.push(`${what}: invalid effect ${JSON.stringify(shown)} (${EFFECT_HELP})`);
   }
   return problems;
 }
@@ -87,7 +89,10 @@ export function validateTaintList(list: readonly Taint[], what = 'registerWithTa
   const problems: string[] = [];
   const seen = new Set<string>();
   list.forEach((t, i) => {
-    problems.push(...validateTaint(t, `${what}[${i}]`));
+    const bad = validateTaint(t, `${what}[${i}]`);
+    problems.push(...bad);
+    // Duplicates are only meaningful between well-formed taints (and only those have string fields to compare).
+    if (bad.length > 0) return;
     const id = `${t.key}:${t.effect}`;
     if (seen.has(id)) problems.push(`${what}[${i}]: duplicate key ${JSON.stringify(t.key)} and effect ${t.effect}`);
     seen.add(id);

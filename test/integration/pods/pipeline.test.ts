@@ -41,7 +41,8 @@ describe('pod pipeline on the in-memory runtime', () => {
     h.set([]);
     await h.until(() => h.runtime.sandboxes().length === 0 && h.runtime.containers().length === 0, 'teardown');
     await h.until(() => !existsSync(logDir), 'log directory removed');
-    expect(h.status.get(v1.metadata.uid)).toBeUndefined();
+    // The status goes when the teardown has finished, which is after the log directory (the data directory goes last).
+    await h.until(() => h.status.get(v1.metadata.uid) === undefined, 'status dropped');
   });
 
   it('reports each time its workers go quiet, with the syncs since the last report that changed the runtime (the burst collector\'s cue)', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ValueError } from '../../../src/errors.js';
 import { formatVmodule, parseVmodule } from '../../../src/log/index.js';
-import { verbosityResolver } from '../../../src/log/vmodule.js';
+import { globMatch, verbosityResolver } from '../../../src/log/vmodule.js';
 
 describe('parseVmodule', () => {
   test.each([
@@ -93,5 +93,30 @@ describe('verbosityResolver', () => {
 
   test('no entries: every component gets the global level', () => {
     expect(verbosityResolver(5, [])('anything')).toBe(5);
+  });
+});
+
+describe('globMatch', () => {
+  test.each([
+    ['pods', 'pods', true],
+    ['pod*', 'pods', true],
+    ['*s', 'pods', true],
+    ['p?ds', 'pods', true],
+    ['p?d', 'pods', false],
+    ['*', '', true],
+    ['', 'x', false],
+    ['a*b*c', 'aXXbYYc', true],
+    ['a*b*c', 'aXXbYY', false],
+    ['**', 'anything', true],
+    ['*.go', 'x.ts', false],
+  ])('%j against %j: %s', (pattern, name, want) => {
+    expect(globMatch(pattern, name)).toBe(want);
+  });
+
+  // The regular expression this replaced backtracks exponentially here: it would
+  // not answer within the test's timeout (years, not seconds).
+  test('a pattern of many stars against a long name that does not match', () => {
+    expect(globMatch(`${'*a'.repeat(40)}*b`, 'a'.repeat(200))).toBe(false);
+    expect(verbosityResolver(0, [{ filePattern: `${'*a'.repeat(40)}*b`, verbosity: 5 }])('a'.repeat(200))).toBe(0);
   });
 });

@@ -123,6 +123,9 @@ describe('buildThresholds', () => {
     [{ minimumReclaim: { 'memory.available': '-1Mi' } }, ['evictionMinimumReclaim[memory.available]: minimum reclaim must not be negative: "-1Mi"']],
     [{ minimumReclaim: { 'nodefs.available': '0%' } }, ['evictionMinimumReclaim[nodefs.available]: percentage must be positive: "0%"']],
     [{ minimumReclaim: { bar: '1Gi' } }, [`evictionMinimumReclaim[bar]: unsupported eviction signal (${SIGNALS_HELP})`]],
+    // ParseFloat's range error: an overflowing percentage once became an infinite minimum reclaim.
+    [{ minimumReclaim: { 'memory.available': '1e309%' } }, ['evictionMinimumReclaim[memory.available]: invalid percentage "1e309%"']],
+    [{ hard: { 'memory.available': '-1e309%' } }, ['evictionHard[memory.available]: invalid percentage "-1e309%"']],
   ])('reports %j', (input, problems) => {
     expect(buildThresholds({ ...none, ...input }).problems).toEqual(problems);
   });

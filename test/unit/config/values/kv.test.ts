@@ -99,6 +99,7 @@ describe('parseHeaders', () => {
     ['X-Url: http://a:80/b', [['X-Url', 'http://a:80/b']]],
     ['A:1,A:2,B:3', [['A', '1'], ['A', '2'], ['B', '3']]],
     ['A:1,,B:', [['A', '1'], ['B', '']]],
+    ['A:caf\u00e9\tok', [['A', 'caf\u00e9\tok']]],
   ])('parses %j', (text, headers) => {
     expect(parseHeaders(text)).toEqual(headers);
   });
@@ -108,6 +109,11 @@ describe('parseHeaders', () => {
     ['A:1,B', 'malformed header "B": expected name:value'],
     [':x', 'malformed header ":x": "" is not a valid header name'],
     ['Bad Name:x', 'malformed header "Bad Name:x": "Bad Name" is not a valid header name'],
+    // Values the HTTP client would refuse on every poll: rejected when the flag is read.
+    ['A:x\ny', 'malformed header "A:x\\ny": the value of "A" holds U+000A, which an HTTP header cannot carry'],
+    ['A:x\u0000', 'the value of "A" holds U+0000'],
+    ['A:x\u007f', 'the value of "A" holds U+007F'],
+    ['A:\u20ac5', 'the value of "A" holds U+20AC'],
   ])('rejects %j', (text, message) => {
     expect(() => parseHeaders(text)).toThrow(ValueError);
     expect(() => parseHeaders(text)).toThrow(message);

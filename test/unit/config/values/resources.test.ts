@@ -45,6 +45,7 @@ describe('parseReservedMemory', () => {
       ],
     ],
     [' 1 : memory = 1Gi ', [{ numaNode: 1, limits: { memory: '1Gi' } }]],
+    ['2147483647:memory=1Gi', [{ numaNode: 2147483647, limits: { memory: '1Gi' } }]],
   ])('parses %j', (text, list) => {
     expect(parseReservedMemory(text)).toEqual(list);
   });
@@ -54,6 +55,9 @@ describe('parseReservedMemory', () => {
     ['0:memory=1Gi:x', 'expected numaNode:type=quantity'],
     ['-1:memory=1Gi', 'invalid reserved memory "-1:memory=1Gi": NUMA node "-1" is not a non-negative integer'],
     ['a:memory=1Gi', 'NUMA node "a" is not a non-negative integer'],
+    // NumaNode is an int32 in the kubelet; Go's Atoi + int32() would wrap 4294967296 to node 0.
+    ['4294967296:memory=1Gi', 'invalid reserved memory "4294967296:memory=1Gi": NUMA node 4294967296 is above the int32 maximum 2147483647'],
+    ['2147483648:memory=1Gi', 'NUMA node 2147483648 is above the int32 maximum 2147483647'],
     ['0:memory', 'invalid reserved memory "0:memory": "memory": expected type=quantity'],
     ['0:', 'invalid reserved memory "0:": "": expected type=quantity'],
     ['0:cpu=1', 'invalid reserved memory "0:cpu=1": unsupported memory type "cpu" (use memory or hugepages-<size>, e.g. hugepages-2Mi)'],
@@ -88,6 +92,7 @@ describe('validateReservedMemory', () => {
     [[{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }], ['NUMA node 0 resource "memory": duplicate reservation']],
     [[{ numaNode: -1, limits: {} }], ['NUMA node -1 is not a non-negative integer']],
     [[{ numaNode: 1.5, limits: {} }], ['NUMA node 1.5 is not a non-negative integer']],
+    [[{ numaNode: 2 ** 31, limits: {} }], ['NUMA node 2147483648 is above the int32 maximum 2147483647']],
     [[{ numaNode: 0, limits: { cpu: '1' } }], ['NUMA node 0 resource "cpu": unsupported memory type "cpu" (use memory or hugepages-<size>, e.g. hugepages-2Mi)']],
     [[{ numaNode: 0, limits: { memory: '0' } }], ['NUMA node 0 resource "memory": reserved memory may not be zero']],
     [[{ numaNode: 0, limits: { memory: '-1Gi' } }], ['NUMA node 0 resource "memory": reserved memory may not be negative: "-1Gi"']],

@@ -59,6 +59,10 @@ describe('validateTaint', () => {
     [{ key: 'a', effect: 'Never' }, ['taint: invalid effect "Never" (use NoSchedule, PreferNoSchedule, NoExecute)']],
     [{ key: 'a' }, ['taint: invalid effect "" (use NoSchedule, PreferNoSchedule, NoExecute)']],
     [{ key: 1, value: 2, effect: 'NoSchedule' }, ['taint: key must be a string', 'taint: value must be a string']],
+    // Any JSON may reach here from a file: an effect object whose toString is not a function once threw a TypeError.
+    [{ key: 'a', effect: { toString: 0 } }, ['taint: invalid effect "(an object)" (use NoSchedule, PreferNoSchedule, NoExecute)']],
+    [{ key: 'a', effect: ['NoSchedule'] }, ['taint: invalid effect "(a list)" (use NoSchedule, PreferNoSchedule, NoExecute)']],
+    [{ key: 'a', effect: 7 }, ['taint: invalid effect "7" (use NoSchedule, PreferNoSchedule, NoExecute)']],
   ])('rejects %j', (t, problems) => {
     expect(validateTaint(t)).toEqual(problems);
   });
@@ -87,5 +91,10 @@ describe('validateTaintList', () => {
         { key: 'a', value: '2', effect: 'NoSchedule' },
       ]),
     ).toEqual(['registerWithTaints[1]: duplicate key "a" and effect NoSchedule']);
+  });
+
+  it('reports malformed entries without throwing on their non-string fields', () => {
+    const list = [{ key: { toString: 0 }, effect: 'NoSchedule' }, { key: { toString: 0 }, effect: 'NoSchedule' }] as unknown as Parameters<typeof validateTaintList>[0];
+    expect(validateTaintList(list)).toEqual(['registerWithTaints[0]: key must be a string', 'registerWithTaints[1]: key must be a string']);
   });
 });
