@@ -87,7 +87,9 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
     expect(memoryMiB(agent.pid).peak, 'peak resident memory (MiB) while 50 MiB bodies were offered').toBeLessThan(1_000);
     await good.check();
 
-    // Good again, then 11 MiB with a Content-Length.
+    // Good again, then 11 MiB with a Content-Length. The good body is byte for
+    // byte the last good one: the source need not parse it, but it is readable
+    // again and must say so (and clear the error, so a recurrence is logged).
     m = mark(agent);
     answer.current = GOOD;
     await waitForLineAfter(agent, logLine(MSG.urlBack, { url }), { after: m, timeoutMs: 10_000 });
