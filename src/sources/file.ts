@@ -132,9 +132,11 @@ export function createFileSource(opts: FileSourceOptions): Component {
         state.stamp = undefined;
         return { ok: false, error: read.problem };
       }
+      // Asked before parse(), which may hand the bytes to the worker (detaching them: length 0).
+      const background = !wait && opts.parser.offThread(read.bytes.byteLength);
       const job = opts.parser.parse('file', read.bytes, { node: opts.node, source: 'file', location: entry.path, now: now() });
       const keep = (result: ManifestResult): Parsed => (state.parsed = { stamp: read.stamp, mtimeMs: read.mtimeMs, result });
-      if (!wait && opts.parser.offThread(read.bytes.byteLength)) {
+      if (background) {
         // Other files' changes must not wait for this one: scan again when its answer is in.
         state.inflight = read.stamp;
         void job.then((result) => {
@@ -210,8 +212,10 @@ export function createFileSource(opts: FileSourceOptions): Component {
     });
 
     const scanOnce = async (): Promise<void> => {
+      const began = performance.now();
       // Watch first, then read: a change between the two is seen by one or the other.
       await watch.rearm(pathIdentity(path));
+      const armed = performance.now();
       const { missing, entries, subdirs } = listPath(path);
       if (missing !== undefined) noteOnce('missing', missing, (f) => opts.log.info('Pod manifest path cannot be read; no static pods from it', f), { path, err: missing });
       else notes.delete('missing');
@@ -221,6 +225,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
       });
       if (!signal.aborted) opts.onPods(pods);
       reported = true;
+      opts.log.v(4)?.info('Scanned the pod manifest path', { path, entries: entries.length, pods: pods.length, watchMs: Math.round(armed - began), ms: Math.round(performance.now() - began) });
       if (settleMs !== undefined && !signal.aborted) {
         clearTimeout(settleTimer);
         settleTimer = setTimeout(kick, settleMs + 20);
