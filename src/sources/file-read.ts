@@ -126,17 +126,25 @@ export function readBounded(path: string, max: number): ReadResult {
     const s = fstatSync(fd, { bigint: true });
     if (!s.isFile()) return { problem: `${specialKind(s)}, not a manifest file; skipped` };
     if (s.size > BigInt(max)) return { problem: tooLarge(max, Number(s.size)) };
-    const chunks: Buffer[] = [];
+    // One buffer of the size the stat gave, plus a byte to notice growth: no chunks to
+    // join (a 5 MB manifest was copied twice), and a buffer of its own, which the
+    // parser hands to its worker without a copy.
+    let buf = Buffer.allocUnsafe(Number(s.size) + 1);
     let total = 0;
     for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(CHUNK, max + 1 - total));
-      const n = readSync(fd, buf, 0, buf.length, null);
+      if (total === buf.length) {
+        if (total > max) return { problem: tooLarge(max) };
+        // Grown since the stat: make room (rare; bounded by max).
+        const bigger = Buffer.allocUnsafe(Math.min(max + 1, Math.max(buf.length * 2, CHUNK)));
+        buf.copy(bigger, 0, 0, total);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, total, buf.length - total, null);
       if (n === 0) break;
-      chunks.push(n === buf.length ? buf : buf.subarray(0, n));
       total += n;
-      if (total > max) return { problem: tooLarge(max) };
     }
-    return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total), stamp: stampOf(s), mtimeMs: Number(s.mtimeMs) };
+    if (total > max) return { problem: tooLarge(max) };
+    return { bytes: buf.subarray(0, total), stamp: stampOf(s), mtimeMs: Number(s.mtimeMs) };
   } catch (e) {
     return { problem: `cannot be read: ${errno(e)}` };
   } finally {

@@ -36,7 +36,7 @@ export interface WorkerReply {
 }
 
 export interface ManifestParser {
-  /** The manifest's pods, or why not; never rejects. `bytes` may be transferred to the worker: do not reuse it. */
+  /** The manifest's pods, or why not; never rejects. `bytes` (and the memory under it) may be transferred to the worker: do not reuse it. */
   parse(kind: ManifestKind, bytes: Buffer, ctx: ManifestContext): Promise<ManifestResult>;
   /** Whether a manifest of this size is parsed in the worker (and may take a while), not inline. */
   offThread(byteLength: number): boolean;
@@ -158,9 +158,11 @@ export function createManifestParser(opts: ManifestParserOptions): ManifestParse
     parse(kind, bytes, ctx) {
       if (closed) return Promise.resolve(failed('the agent is stopping'));
       if (!offThread(bytes.byteLength)) return Promise.resolve(parseManifest(kind, bytes.toString('utf8'), ctx));
-      // Hand the bytes over without a copy when the buffer owns its memory.
-      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-      const view = owned ? bytes : Buffer.from(bytes);
+      // Hand the bytes over without a copy unless they sit in Node's shared pool of
+      // small buffers (its slabs are Buffer.poolSize bytes; larger buffers get memory of
+      // their own, which the caller gives up by the contract above).
+      const own = bytes.buffer instanceof ArrayBuffer && bytes.buffer.byteLength > Buffer.poolSize;
+      const view = own ? bytes : Buffer.from(bytes);
       const job: WorkerJob = { id: nextId++, kind, bytes: view, ctx: { node: ctx.node, source: ctx.source, location: ctx.location, nowMs: ctx.now.getTime() } };
       return new Promise<ManifestResult>((resolve) => {
         queue.push({ job, transfer: [view.buffer as ArrayBuffer], resolve });
