@@ -18,8 +18,12 @@ import type { FSWatcher } from 'chokidar';
 
 export interface PathWatchOptions {
   readonly path: string;
-  /** Called for every change that may concern the manifest path; must not throw. */
-  readonly onChange: () => void;
+  /**
+   * Called for every change that may concern the manifest path, with the name
+   * of the entry of the directory that changed when the kernel says which
+   * (undefined: anything may have changed); must not throw.
+   */
+  readonly onChange: (entry?: string) => void;
   /** Called when a watch reports an error; the next rearm() recreates the watch. */
   readonly onError: (e: unknown) => void;
 }
@@ -27,9 +31,10 @@ export interface PathWatchOptions {
 export interface PathWatch {
   /**
    * (Re)creates the watch if the path's identity changed since it was made, or
-   * the path itself was removed, created or renamed meanwhile; resolves once it is ready.
+   * the path itself was removed, created or renamed meanwhile; resolves once it
+   * is ready, with whether it was (re)created (events may have been missed).
    */
-  rearm(identity: string | undefined): Promise<void>;
+  rearm(identity: string | undefined): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -51,7 +56,7 @@ export function createPathWatch(opts: PathWatchOptions): PathWatch {
   function watchPath(): FsWatcher | undefined {
     try {
       // Not persistent: the agent's own loop keeps the process alive, and a test's need not wait for it.
-      const w = fsWatch(path, { persistent: false }, () => opts.onChange());
+      const w = fsWatch(path, { persistent: false }, (_event, entry) => opts.onChange(typeof entry === 'string' ? entry : undefined));
       w.on('error', (e) => {
         stale = true;
         opts.onError(e);
@@ -81,11 +86,12 @@ export function createPathWatch(opts: PathWatchOptions): PathWatch {
   return {
     async rearm(identity) {
       parentWatch ??= await watchParent();
-      if (own !== undefined && !stale && identity === watched) return;
+      if (own !== undefined && !stale && identity === watched) return false;
       own?.close();
       stale = false;
       watched = identity;
       own = watchPath();
+      return true;
     },
     async close() {
       own?.close();

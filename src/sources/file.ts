@@ -16,7 +16,7 @@ import { podRef } from '../api/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
-import { listPath, pathIdentity, readBounded, type Entry } from './file-read.js';
+import { listPath, patchListing, pathIdentity, readBounded, type Entry, type Listing } from './file-read.js';
 import { createPathWatch } from './file-watch.js';
 import { MAX_MANIFEST_BYTES, type ManifestResult } from './manifest.js';
 import type { ManifestParser } from './parser.js';
@@ -61,6 +61,8 @@ interface FileState {
 const PARTIAL_EVERY_MS = 20;
 /** A file changed less than this long ago that reads empty or broken is taken as still being written. */
 export const SETTLE_MS = 500;
+/** More entries named by the watch than this since the last scan: list the directory in full. */
+const MAX_NAMED_ENTRIES = 64;
 
 export function createFileSource(opts: FileSourceOptions): Component {
   const path = resolve(opts.path);
@@ -205,18 +207,32 @@ export function createFileSource(opts: FileSourceOptions): Component {
     let reported = false;
     let again = false;
     let settleTimer: NodeJS.Timeout | undefined;
+    /** The last listing, the entries named by the watch since, and whether to list everything again. */
+    let listing: Listing | undefined;
+    const changed = new Set<string>();
+    let listAll = true;
     const watch = createPathWatch({
       path,
-      onChange: () => kick(),
+      onChange: (entry) => {
+        if (entry === undefined) listAll = true;
+        else changed.add(entry);
+        kick();
+      },
       onError: (e) => noteOnce('watch', String(e), (f) => opts.log.warn('Watching the pod manifest path failed; relying on the periodic rescan until the watch is re-armed', f), { path, err: e }),
     });
 
     const scanOnce = async (): Promise<void> => {
       const began = performance.now();
       // Watch first, then read: a change between the two is seen by one or the other.
-      await watch.rearm(pathIdentity(path));
+      if (await watch.rearm(pathIdentity(path))) listAll = true;
       const armed = performance.now();
-      const { missing, entries, subdirs } = listPath(path);
+      // The entries the watch named since the last scan, or all of them when it may have missed some.
+      const names = [...changed];
+      changed.clear();
+      const incremental = !listAll && listing?.isDir === true && names.length <= MAX_NAMED_ENTRIES;
+      listAll = false;
+      listing = incremental ? patchListing(path, listing!, names) : listPath(path);
+      const { missing, entries, subdirs } = listing;
       if (missing !== undefined) noteOnce('missing', missing, (f) => opts.log.info('Pod manifest path cannot be read; no static pods from it', f), { path, err: missing });
       else notes.delete('missing');
       for (const d of subdirs) noteOnce(`dir:${d}`, '', (f) => opts.log.info('Not recursing into a subdirectory of the pod manifest path', f), { path: d });
@@ -225,7 +241,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
       });
       if (!signal.aborted) opts.onPods(pods);
       reported = true;
-      opts.log.v(4)?.info('Scanned the pod manifest path', { path, entries: entries.length, pods: pods.length, watchMs: Math.round(armed - began), ms: Math.round(performance.now() - began) });
+      opts.log.v(4)?.info('Scanned the pod manifest path', { path, entries: entries.length, named: incremental ? names.length : 'all', pods: pods.length, watchMs: Math.round(armed - began), ms: Math.round(performance.now() - began) });
       if (settleMs !== undefined && !signal.aborted) {
         clearTimeout(settleTimer);
         settleTimer = setTimeout(kick, settleMs + 20);
@@ -253,7 +269,10 @@ export function createFileSource(opts: FileSourceOptions): Component {
     }
 
     rescan = kick;
-    const timer = setInterval(kick, opts.checkFrequencyMs);
+    const timer = setInterval(() => {
+      listAll = true;
+      kick();
+    }, opts.checkFrequencyMs);
     try {
       // A failure of the first scan fails the start: the process exits on it.
       await scan();
