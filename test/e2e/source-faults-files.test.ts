@@ -8,12 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   container,
   createNode,
-  criClient,
   field,
   holds,
   linesMatching,
@@ -28,28 +26,17 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { healthzEndpoint, memoryMiB, watchHealth } from './helpers/process-health.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { BAD_FILES, HEALTHZ_MS, MSG, REASON, fatalLines, guardPod, linesNaming, reasonFor, slowMalformedYaml } from './helpers/source-faults.js';
+import { localRuntimeUnavailable } from './helpers/local-runtime.js';
+import { BAD_FILES, HEALTHZ_MS, MSG, REASON, fatalLines, guardPod, linesNaming, reasonFor, slowMalformedYaml, sharedRuntime } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
 if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
 
 describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = sharedRuntime();
   let node: Node | undefined;
   let cleanup: (() => void) | void;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     cleanup?.();
@@ -59,14 +46,14 @@ describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)'
   }, 30_000);
 
   it.each(BAD_FILES)('$name: logged once by path; a manifest after it starts, a deleted one stops, the good pod runs on', async (bad) => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const health = await healthzEndpoint();
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     node.writeManifest('y-old.yaml', pod('old', [container('main')]));
     const agent = await node.start(health.args);
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
     const oldUid = await podUid(agent, 'old');
-    await running(cri, oldUid, 'main', 20_000, agent);
+    await running(env.cri, oldUid, 'main', 20_000, agent);
 
     const m = mark(agent);
     const badPath = join(node.manifests, 'b-bad.yaml');
@@ -76,7 +63,7 @@ describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)'
 
     // The rest of the directory is handled as if the bad file were not there.
     const newUid = await podUid(agent, 'new', { after: m, timeoutMs: 10_000 });
-    await running(cri, newUid, 'main', 20_000, agent);
+    await running(env.cri, newUid, 'main', 20_000, agent);
     await waitForLineAfter(agent, logLine('Pod torn down', { podUID: oldUid }), { after: m, timeoutMs: 15_000 });
 
     // The bad file is named once, and stays named once across rescans (every second here).
@@ -94,11 +81,11 @@ describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)'
   }, 90_000);
 
   it('a 1.2 MB malformed YAML file is logged once without stalling /healthz; the manifest after it starts (issue 13.5)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const health = await healthzEndpoint();
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     const agent = await node.start(health.args);
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
 
     const m = mark(agent);
     const watch = watchHealth(health.url);
@@ -112,18 +99,18 @@ describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)'
     expect(seen.count).toBeGreaterThan(0);
     await holds('the big file logged once', 2_500, () => linesNaming(agent, badPath, m).length === 1, agent);
     expect(linesNaming(agent, badPath, m)[0]).toContain(`] ${MSG.badFile} `);
-    await running(cri, newUid, 'main', 20_000, agent);
+    await running(env.cri, newUid, 'main', 20_000, agent);
     // The parse's garbage is given back (the landed agent sat above 300 MB for two minutes).
     await waitFor('resident memory back under 300 MB', 30_000, () => memoryMiB(agent.pid).rss < 300, agent, 500);
     await good.check();
   }, 120_000);
 
   it('manifests written in place by plain cp start without a spurious "empty" report (issue 13.7)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     const health = await healthzEndpoint();
     const agent = await node.start(health.args);
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
     const src = join(node.dir, 'copy-src.yaml');
     const m = mark(agent);
     const names = ['c1', 'c2', 'c3', 'c4', 'c5'];

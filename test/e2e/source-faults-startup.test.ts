@@ -6,12 +6,10 @@
 // MaxListenersExceededWarning in the log.
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   container,
   createNode,
-  criClient,
   holds,
   logLine,
   mark,
@@ -23,27 +21,16 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { healthzEndpoint, timedGet } from './helpers/process-health.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { MSG, REASON, aliasBomb, fatalLines, guardPod, linesNaming, reasonFor, startedOrFailed } from './helpers/source-faults.js';
+import { localRuntimeUnavailable } from './helpers/local-runtime.js';
+import { MSG, REASON, aliasBomb, fatalLines, guardPod, linesNaming, reasonFor, startedOrFailed, sharedRuntime } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
 if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
 
 describe.skipIf(skip)('the agent process with pod source faults', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = sharedRuntime();
   let node: Node | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await node?.dispose();
@@ -51,7 +38,7 @@ describe.skipIf(skip)('the agent process with pod source faults', () => {
   }, 60_000);
 
   it('starts with bad files already present: ready, /healthz up, the good pods run, each bad file logged once (issue 13.2)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const health = await healthzEndpoint();
     const bomb = node.writeManifest('a-bomb.yaml', aliasBomb());
     const comment = node.writeManifest('b-comment.yaml', '# to be written\n');
@@ -64,8 +51,8 @@ describe.skipIf(skip)('the agent process with pod source faults', () => {
     const agent = await node.spawn(health.args);
     await startedOrFailed(agent);
     expect(await timedGet(health.url)).toMatchObject({ status: 200 });
-    const good = await guardPod(agent, cri, { healthz: health.url });
-    await running(cri, await podUid(agent, 'late'), 'main', 20_000, agent);
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
+    await running(env.cri, await podUid(agent, 'late'), 'main', 20_000, agent);
     await holds('each bad file logged once', 2_500, () => [bomb, comment, loop, alias].every((p) => linesNaming(agent, p).length === 1), agent);
     expect(reasonFor(agent, bomb)).toMatch(REASON.aliasBomb);
     expect(reasonFor(agent, comment)).toMatch(REASON.noPod);
@@ -76,15 +63,15 @@ describe.skipIf(skip)('the agent process with pod source faults', () => {
     // Fixed files are picked up like any other.
     const m = mark(agent);
     node.writeManifest('b-comment.yaml', pod('fixed', [container('main')]));
-    await running(cri, await podUid(agent, 'fixed', { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
+    await running(env.cri, await podUid(agent, 'fixed', { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
     await good.check();
   }, 90_000);
 
   it('refuses a second agent on the same --root-dir with another lock file, with an error naming the directory (issue 13.7)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     const first = await node.start([`--lock-file=${join(node.dir, 'first.lock')}`]);
-    const good = await guardPod(first, cri);
+    const good = await guardPod(first, env.cri);
 
     const second = await node.spawn([`--lock-file=${join(node.dir, 'second.lock')}`]);
     const exit = await second.waitForExit(20_000);
@@ -103,13 +90,13 @@ describe.skipIf(skip)('the agent process with pod source faults', () => {
   }, 90_000);
 
   it('starts and stops more than 10 pods at once without a MaxListenersExceededWarning (issue 13.7)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const names = Array.from({ length: 12 }, (_, i) => `p${String(i).padStart(2, '0')}`);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     for (const n of names) node.writeManifest(`${n}.yaml`, pod(n, [container('main')]));
     const health = await healthzEndpoint();
     const agent = await node.start(health.args);
-    const good = await guardPod(agent, cri, { timeoutMs: 60_000, healthz: health.url });
+    const good = await guardPod(agent, env.cri, { timeoutMs: 60_000, healthz: health.url });
     const uids = new Map<string, string>();
     for (const n of names) uids.set(n, await podUid(agent, n, { timeoutMs: 30_000 }));
     for (const n of names) await phase(agent, n, 'Running', { timeoutMs: 60_000 });

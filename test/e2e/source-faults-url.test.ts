@@ -4,12 +4,10 @@
 // parsed without stalling /healthz; YAML that breaks the parser is logged
 // and the other source (the manifest directory) carries on. The GOOD pod is
 // served by the URL itself and must keep its container throughout.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   container,
   createNode,
-  criClient,
   field,
   holds,
   linesMatching,
@@ -23,8 +21,8 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { cpuMs, healthzEndpoint, memoryMiB, watchHealth } from './helpers/process-health.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { MSG, REASON, aliasBomb, fatalLines, guardPod, serveManifest, type Answer, type ManifestServer } from './helpers/source-faults.js';
+import { localRuntimeUnavailable } from './helpers/local-runtime.js';
+import { MSG, REASON, aliasBomb, fatalLines, guardPod, serveManifest, type Answer, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
@@ -40,20 +38,9 @@ const GOOD = JSON.stringify(pod('good', [container('main')]));
 const slowGood = (newlines: number): string => GOOD.replace('{', `{${'\n'.repeat(newlines)}`);
 
 describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = sharedRuntime();
   let node: Node | undefined;
   let server: ManifestServer | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await server?.stop();
@@ -64,11 +51,11 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
 
   /** An agent on a manifest URL that answers `answer()` (the good pod at first), polled every second. */
   async function setUp(answer: { current: Answer | (() => Answer) }, health?: { args: string[]; url: string }, manifestPath = false) {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     server = await serveManifest(() => (typeof answer.current === 'function' ? answer.current() : answer.current));
     const h = health ?? (await healthzEndpoint());
     const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', ...h.args], { manifestPath });
-    const good = await guardPod(agent, cri, { healthz: h.url });
+    const good = await guardPod(agent, env.cri, { healthz: h.url });
     const errors = (after: number): string[] => linesMatching(agent, logLine(MSG.badUrl, { url: server!.url }), after);
     return { agent, good, errors, url: server.url };
   }
@@ -152,7 +139,7 @@ describe.skipIf(skip)('URL source faults (issue 13.4)', () => {
       // The file source and the sync loop are unaffected.
       const name = `f${bodies.findIndex(([b]) => b === body)}`;
       node!.writeManifest(`${name}.yaml`, pod(name, [container('main')]));
-      await running(cri, await podUid(agent, name, { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
+      await running(env.cri, await podUid(agent, name, { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
       expect(errors(m)).toHaveLength(1);
     }
     expect(fatalLines(agent)).toEqual([]);

@@ -3,13 +3,11 @@
 // with a message naming the field, while the GOOD pod runs on and valid
 // manifests still start; a pod refused over the pod cap starts once it is
 // edited after a slot frees up, and its removal is not logged as a teardown.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   BUSYBOX,
   container,
   createNode,
-  criClient,
   field,
   holds,
   linesMatching,
@@ -24,8 +22,8 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { healthzEndpoint } from './helpers/process-health.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { MSG, fatalLines, guardPod, linesNaming, serveManifest, type ManifestServer } from './helpers/source-faults.js';
+import { localRuntimeUnavailable } from './helpers/local-runtime.js';
+import { MSG, fatalLines, guardPod, linesNaming, serveManifest, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
@@ -54,20 +52,9 @@ const INVALID: readonly Invalid[] = [
 const nameOf = (p: Record<string, unknown>): string => (p['metadata'] as { name: string }).name;
 
 describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = sharedRuntime();
   let node: Node | undefined;
   let server: ManifestServer | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await server?.stop();
@@ -77,19 +64,19 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
   }, 30_000);
 
   it('the file source refuses each invalid manifest, naming the file and the field; a valid one after them starts, a deleted one stops', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     node.writeManifest('m-good.yaml', pod('good', [container('main')]));
     node.writeManifest('y-old.yaml', pod('old', [container('main')]));
     const health = await healthzEndpoint();
     const agent = await node.start(health.args);
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
     const oldUid = await podUid(agent, 'old');
 
     const m = mark(agent);
     const paths = INVALID.map((c) => node!.writeManifest(`${nameOf(c.pod)}.yaml`, c.pod));
     node.writeManifest('z-new.yaml', pod('new', [container('main')]));
     node.removeManifest('y-old.yaml');
-    await running(cri, await podUid(agent, 'new', { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
+    await running(env.cri, await podUid(agent, 'new', { after: m, timeoutMs: 10_000 }), 'main', 20_000, agent);
     await waitForLineAfter(agent, logLine('Pod torn down', { podUID: oldUid }), { after: m, timeoutMs: 15_000 });
     // Wait for all, then name the ones never logged (the landed agent accepts most of them).
     await waitFor('every invalid manifest logged', 10_000, () => paths.every((p) => linesNaming(agent, p, m).length > 0)).catch(() => undefined);
@@ -106,14 +93,14 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
   }, 90_000);
 
   it('the URL source refuses a list holding an invalid pod, naming the item and the field, and keeps its last pods', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const list = (...items: Record<string, unknown>[]): string => JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items });
     const goodPod = pod('good', [container('main')]);
     let body = list(goodPod);
     server = await serveManifest(() => body);
     const health = await healthzEndpoint();
     const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', ...health.args], { manifestPath: false });
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
     const errors = (after: number): string[] => linesMatching(agent, logLine(MSG.badUrl, { url: server!.url }), after);
 
     const m = mark(agent);
@@ -136,13 +123,13 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
   }, 120_000);
 
   it('a pod refused over the pod cap starts when edited after a slot frees up; removing a refused pod is no teardown (issue 13.7)', async () => {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     node.writeManifest('a-good.yaml', pod('good', [container('main')]));
     node.writeManifest('b-first.yaml', pod('first', [container('main')]));
     const agent = await node.start(['--max-pods=2']);
-    const good = await guardPod(agent, cri);
+    const good = await guardPod(agent, env.cri);
     const firstUid = await podUid(agent, 'first');
-    await running(cri, firstUid, 'main', 20_000, agent);
+    await running(env.cri, firstUid, 'main', 20_000, agent);
 
     let m = mark(agent);
     node.writeManifest('c-over.yaml', pod('over', [container('main')]));
@@ -161,7 +148,7 @@ describe.skipIf(skip)('pod validation in the pod sources (issue 13.6)', () => {
       const added = linesMatching(agent, (l) => (logLine('Pod added', { pod: staticName('over') })(l) || logLine('Pod changed', { pod: staticName('over') })(l)), m);
       return added.length > 0 ? added[added.length - 1] : undefined;
     }, agent);
-    await running(cri, field(overLine, 'podUID')!, 'main', 20_000, agent);
+    await running(env.cri, field(overLine, 'podUID')!, 'main', 20_000, agent);
     const goneUid = field(goneRejected, 'podUID')!;
     expect(linesMatching(agent, (l) => /\] Tearing down/.test(l) && field(l, 'podUID') === goneUid)).toEqual([]);
     await good.check();

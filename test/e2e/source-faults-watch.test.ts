@@ -8,13 +8,12 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, it } from 'vitest';
 import type { AgentDaemon } from '../helpers/agent-daemon.js';
-import { container, createNode, criClient, field, mark, pod, podUid, running, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { container, createNode, field, mark, pod, podUid, running, waitForLineAfter, type Node } from './helpers/agent-node.js';
 import { healthzEndpoint } from './helpers/process-health.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
-import { guardPod, serveManifest, type ManifestServer } from './helpers/source-faults.js';
+import { localRuntimeUnavailable } from './helpers/local-runtime.js';
+import { guardPod, serveManifest, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
 
 const unavailable = localRuntimeUnavailable();
 const skip = unavailable !== undefined && !process.env['CI'];
@@ -24,20 +23,9 @@ if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
 const EVENT_MS = 5_000;
 
 describe.skipIf(skip)('the manifest directory watch survives the directory going and coming back (issue 13.3)', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = sharedRuntime();
   let node: Node | undefined;
   let server: ManifestServer | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await server?.stop();
@@ -48,15 +36,15 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
 
   /** An agent watching the manifest directory (holding pod `a`) with a 5 min rescan, its good pod served by URL. */
   async function setUp(): Promise<{ node: Node; agent: AgentDaemon; check: () => Promise<void>; aUid: string }> {
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const goodPod = JSON.stringify(pod('good', [container('main')]));
     server = await serveManifest(() => goodPod);
     node.writeManifest('a.yaml', pod('a', [container('main')]));
     const health = await healthzEndpoint();
     const agent = await node.start([`--manifest-url=${server.url}`, '--http-check-frequency=1s', '--file-check-frequency=5m', ...health.args]);
-    const good = await guardPod(agent, cri, { healthz: health.url });
+    const good = await guardPod(agent, env.cri, { healthz: health.url });
     const aUid = await podUid(agent, 'a');
-    await running(cri, aUid, 'main', 20_000, agent);
+    await running(env.cri, aUid, 'main', 20_000, agent);
     return { node, agent, check: () => good.check(), aUid };
   }
 
@@ -86,7 +74,7 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
     mkdirSync(node.manifests);
     const bUid = await addVia(agent, node.manifests, 'b');
     await waitTornDown(agent, aUid, m);
-    await running(cri, bUid, 'main', 20_000, agent);
+    await running(env.cri, bUid, 'main', 20_000, agent);
     await removeVia(agent, node.manifests, 'b', bUid);
     await check();
   }, 90_000);
@@ -99,7 +87,7 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
     rmSync(node.manifests, { recursive: true });
     renameSync(next, node.manifests);
     const cUid = await addVia(agent, node.manifests, 'c');
-    await running(cri, cUid, 'main', 20_000, agent);
+    await running(env.cri, cUid, 'main', 20_000, agent);
     await removeVia(agent, node.manifests, 'c', cUid);
     await check();
   }, 90_000);
@@ -110,7 +98,7 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
     renameSync(node.manifests, away);
     renameSync(away, node.manifests);
     const bUid = await addVia(agent, node.manifests, 'b');
-    await running(cri, bUid, 'main', 20_000, agent);
+    await running(env.cri, bUid, 'main', 20_000, agent);
     await removeVia(agent, node.manifests, 'b', bUid);
     await check();
   }, 90_000);
@@ -121,13 +109,13 @@ describe.skipIf(skip)('the manifest directory watch survives the directory going
     renameSync(node.manifests, real);
     symlinkSync(real, node.manifests);
     const bUid = await addVia(agent, real, 'b');
-    await running(cri, bUid, 'main', 20_000, agent);
+    await running(env.cri, bUid, 'main', 20_000, agent);
 
     unlinkSync(node.manifests);
     renameSync(real, node.manifests);
     const cUid = await addVia(agent, node.manifests, 'c');
     await removeVia(agent, node.manifests, 'b', bUid);
-    await running(cri, cUid, 'main', 20_000, agent);
+    await running(env.cri, cUid, 'main', 20_000, agent);
     await removeVia(agent, node.manifests, 'c', cUid);
     await check();
   }, 90_000);

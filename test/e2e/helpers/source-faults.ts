@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import type { CriRuntime } from '../../../src/cri/grpc-client.js';
 import { freePort, type AgentDaemon } from '../../helpers/agent-daemon.js';
 import { timedGet } from './process-health.js';
-import { container, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
+import { afterAll, beforeAll } from 'vitest';
+import { container, criClient, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
+import { startLocalRuntime, type LocalRuntime } from './local-runtime.js';
 
 // ---------------------------------------------------------------- matchers
 
@@ -249,4 +251,21 @@ export async function serveManifest(answer: () => Answer): Promise<ManifestServe
 export function reasonFor(agent: AgentDaemon, path: string, after = 0): string {
   const line = linesNaming(agent, path, after)[0] ?? '';
   return line.slice(line.indexOf('] ') + 2).split(path).join('<path>');
+}
+
+/**
+ * The private containerd and CRI client of a describe block: started in its
+ * beforeAll, stopped in its afterAll. Read `rt` and `cri` inside tests only.
+ */
+export function sharedRuntime(): { readonly rt: LocalRuntime; readonly cri: CriRuntime } {
+  const env = {} as { rt: LocalRuntime; cri: CriRuntime };
+  beforeAll(async () => {
+    env.rt = await startLocalRuntime();
+    env.cri = await criClient(env.rt);
+  }, 90_000);
+  afterAll(async () => {
+    env.cri?.close();
+    await env.rt?.stop();
+  }, 90_000);
+  return env;
 }
