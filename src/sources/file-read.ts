@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdir
 import { join } from 'node:path';
 
 /** One entry of the manifest path: a regular file to read, or why it is not one. */
-export type Entry = { readonly path: string; readonly stamp: string } | { readonly path: string; readonly problem: string };
+export type Entry = { readonly path: string; readonly stamp: string; readonly size: number } | { readonly path: string; readonly problem: string };
 
 export interface Listing {
   /** Whether the path is a directory (its entries can then be updated one by one: patchListing). */
@@ -69,7 +69,7 @@ function entryOf(path: string): Entry | 'dir' | undefined {
     return problem === undefined ? undefined : { path, problem };
   }
   if (s.isDirectory()) return 'dir';
-  if (s.isFile()) return { path, stamp: stampOf(s) };
+  if (s.isFile()) return { path, stamp: stampOf(s), size: Number(s.size) };
   return { path, problem: `${specialKind(s)}, not a manifest file; skipped` };
 }
 

@@ -73,7 +73,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
   /** Asks for a scan (set once the component runs): a worker's answer for a large file came in. */
   let rescan = (): void => {};
 
-  /** Logs `msg` for `key` once, until the key's text changes or clear(key). */
+  /** Logs through `log` once per key, until the key's text changes or the key is deleted from `notes`. */
   const noteOnce = (key: string, text: string, log: (fields: Record<string, unknown>) => void, fields: Record<string, unknown>): void => {
     if (notes.get(key) === text) return;
     notes.set(key, text);
@@ -174,14 +174,15 @@ export function createFileSource(opts: FileSourceOptions): Component {
     const files = entries.map((e) => e.path);
     const present = new Set(files);
     for (const file of [...states.keys()]) if (!present.has(file)) states.delete(file);
-    const todo: Array<{ entry: Entry; state: FileState; size: number }> = [];
+    const todo: Array<{ entry: Entry; state: FileState; later: boolean }> = [];
     for (const entry of entries) {
       const state = states.get(entry.path) ?? {};
       states.set(entry.path, state);
       const stamp = 'problem' in entry ? `problem:${entry.problem}` : entry.stamp;
-      if (state.stamp !== stamp || !state.result) todo.push({ entry, state, size: 'stamp' in entry ? Number(entry.stamp.split(':')[2]) : 0 });
+      if (state.stamp !== stamp || !state.result) todo.push({ entry, state, later: 'size' in entry && opts.parser.offThread(entry.size) });
     }
-    todo.sort((a, b) => Number(a.size > 16_384) - Number(b.size > 16_384));
+    // Files the worker parses go last: the small ones' answers come at once.
+    todo.sort((a, b) => Number(a.later) - Number(b.later));
     const fresh = new Map<string, ManifestResult>();
     const later = { ms: 0 };
     let emitted = -Infinity;

@@ -26,12 +26,9 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { healthzEndpoint, memoryMiB, watchHealth } from './helpers/process-health.js';
-import { localRuntimeUnavailable } from './helpers/local-runtime.js';
-import { BAD_FILES, HEALTHZ_MS, MSG, REASON, fatalLines, guardPod, linesNaming, reasonFor, slowMalformedYaml, sharedRuntime } from './helpers/source-faults.js';
+import { BAD_FILES, HEALTHZ_MS, MSG, REASON, fatalLines, guardPod, linesNaming, reasonFor, slowMalformedYaml, sharedRuntime, skipWithoutRuntime } from './helpers/source-faults.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime();
 
 describe.skipIf(skip)('file source: a bad file stays with its file (issue 13.1)', () => {
   const env = sharedRuntime();

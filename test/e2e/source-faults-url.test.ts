@@ -21,12 +21,9 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { cpuMs, healthzEndpoint, memoryMiB, watchHealth } from './helpers/process-health.js';
-import { localRuntimeUnavailable } from './helpers/local-runtime.js';
-import { MSG, REASON, aliasBomb, fatalLines, guardPod, serveManifest, type Answer, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
+import { MSG, REASON, aliasBomb, fatalLines, guardPod, serveManifest, type Answer, type ManifestServer, sharedRuntime, skipWithoutRuntime } from './helpers/source-faults.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime();
 
 const GOOD = JSON.stringify(pod('good', [container('main')]));
 

@@ -22,12 +22,9 @@ import {
   type Node,
 } from './helpers/agent-node.js';
 import { healthzEndpoint } from './helpers/process-health.js';
-import { localRuntimeUnavailable } from './helpers/local-runtime.js';
-import { MSG, fatalLines, guardPod, linesNaming, serveManifest, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
+import { MSG, fatalLines, guardPod, linesNaming, serveManifest, type ManifestServer, sharedRuntime, skipWithoutRuntime } from './helpers/source-faults.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime();
 
 interface Invalid {
   what: string;

@@ -12,12 +12,9 @@ import { afterEach, describe, it } from 'vitest';
 import type { AgentDaemon } from '../helpers/agent-daemon.js';
 import { container, createNode, field, mark, pod, podUid, running, waitForLineAfter, type Node } from './helpers/agent-node.js';
 import { healthzEndpoint } from './helpers/process-health.js';
-import { localRuntimeUnavailable } from './helpers/local-runtime.js';
-import { guardPod, serveManifest, type ManifestServer, sharedRuntime } from './helpers/source-faults.js';
+import { guardPod, serveManifest, type ManifestServer, sharedRuntime, skipWithoutRuntime } from './helpers/source-faults.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime();
 
 /** How long a change may take to be seen: generous next to "within a second", tiny next to the 5 min rescan. */
 const EVENT_MS = 5_000;
