@@ -71,9 +71,12 @@ await build({
   plugins: [zodEnglishOnly, commanderLazyChildProcess],
 });
 
-// The manifest parser's worker thread (src/sources/parser.ts) loads its own
-// file: the decoder and js-yaml only, not the whole agent.
+// The sources' worker threads load their own files: the decoder and js-yaml
+// (and for the URL source undici), not the whole agent. The manifest parser's
+// (src/sources/parser.ts):
 await build({ ...common, entryPoints: ['src/sources/parse-worker.ts'], outfile: 'dist/bundle/manifest-worker.cjs', plugins: [zodEnglishOnly] });
+// The URL source's worker (src/sources/url-fetch.ts): the decoder and undici.
+await build({ ...common, entryPoints: ['src/sources/url-worker.ts'], outfile: 'dist/bundle/url-worker.cjs', plugins: [zodEnglishOnly] });
 
 // One code cache per way the agent is started (see bin/bundle-loader.js): plain
 // `node bin/agent.js`, and bin/agent.js run as a program, with its first line's node options.

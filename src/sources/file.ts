@@ -128,28 +128,34 @@ export function createFileSource(opts: FileSourceOptions): Component {
     let parsed = state.parsed?.stamp === entry.stamp ? state.parsed : undefined;
     if (parsed === undefined) {
       if (state.inflight === entry.stamp) return undefined;
-      const read = readBounded(entry.path, maxBytes);
-      if ('problem' in read) {
-        // Not kept by stamp: it may be readable at the next scan.
-        state.stamp = undefined;
-        return { ok: false, error: read.problem };
+      const ctx = { node: opts.node, source: 'file' as const, location: entry.path, now: now() };
+      const keep = (stamp: string, mtimeMs: number, result: ManifestResult): Parsed => (state.parsed = { stamp, mtimeMs, result });
+      if (opts.parser.offThread(entry.size)) {
+        // A large file: the worker reads it too, so its bytes (and the collections
+        // they would cause) never reach the event loop. A file it cannot read is kept
+        // by the listing's stamp, and read again when that changes.
+        const job = opts.parser.parseFile(entry.path, maxBytes, ctx).then((r) => ('problem' in r ? keep(entry.stamp, Date.now(), { ok: false, error: r.problem }) : keep(r.stamp, r.mtimeMs, r.result)));
+        if (!wait) {
+          // Other files' changes must not wait for this one: scan again when its answer is in.
+          state.inflight = entry.stamp;
+          void job.then(() => {
+            if (state.inflight !== entry.stamp) return;
+            state.inflight = undefined;
+            rescan();
+          });
+          return undefined;
+        }
+        parsed = await job;
+      } else {
+        const read = readBounded(entry.path, maxBytes);
+        if ('problem' in read) {
+          // Not kept by stamp: it may be readable at the next scan.
+          state.stamp = undefined;
+          return { ok: false, error: read.problem };
+        }
+        // A file grown past the inline size since the listing still goes to the worker, and is awaited.
+        parsed = keep(read.stamp, read.mtimeMs, await opts.parser.parse('file', read.bytes, ctx));
       }
-      // Asked before parse(), which may hand the bytes to the worker (detaching them: length 0).
-      const background = !wait && opts.parser.offThread(read.bytes.byteLength);
-      const job = opts.parser.parse('file', read.bytes, { node: opts.node, source: 'file', location: entry.path, now: now() });
-      const keep = (result: ManifestResult): Parsed => (state.parsed = { stamp: read.stamp, mtimeMs: read.mtimeMs, result });
-      if (background) {
-        // Other files' changes must not wait for this one: scan again when its answer is in.
-        state.inflight = read.stamp;
-        void job.then((result) => {
-          if (state.inflight !== read.stamp) return;
-          state.inflight = undefined;
-          keep(result);
-          rescan();
-        });
-        return undefined;
-      }
-      parsed = keep(await job);
     }
     const age = Date.now() - parsed.mtimeMs;
     if (!parsed.result.ok && age >= 0 && age < SETTLE_MS) {

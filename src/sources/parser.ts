@@ -8,11 +8,10 @@
 //
 // Callers: the file and URL sources, one call per changed file or body. Jobs
 // run one at a time in arrival order; parse() never rejects.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { AgentLogger } from '../log/index.js';
+import { readAndParse, type FileParse } from './file-parse.js';
 import { parseManifest, type ManifestContext, type ManifestKind, type ManifestResult } from './manifest.js';
+import { createWorkerLane, findScript, type LaneFailure, type WorkerLane } from './worker-lane.js';
 
 /** Inputs up to this size are parsed inline: ~16 KB of YAML parse in ~10 ms. */
 export const INLINE_MAX_BYTES = 16 * 1024;
@@ -23,21 +22,19 @@ export const WORKER_IDLE_MS = 1_000;
 /** The worker's old-generation heap: a manifest that needs more is refused. */
 export const WORKER_HEAP_MB = 512;
 
-export interface WorkerJob {
-  readonly id: number;
-  readonly kind: ManifestKind;
-  readonly bytes: Uint8Array;
-  readonly ctx: Omit<ManifestContext, 'now'> & { readonly nowMs: number };
-}
+type JobContext = Omit<ManifestContext, 'now'> & { readonly nowMs: number };
 
-export interface WorkerReply {
-  readonly id: number;
-  readonly result: ManifestResult;
-}
+/** One parse, as the worker gets it: bytes, or a file it reads itself (to at most `maxBytes`). */
+export type ParseJob = { readonly kind: ManifestKind; readonly bytes: Uint8Array; readonly ctx: JobContext } | { readonly file: string; readonly maxBytes: number; readonly ctx: JobContext };
 
 export interface ManifestParser {
   /** The manifest's pods, or why not; never rejects. `bytes` (and the memory under it) may be transferred to the worker: do not reuse it. */
   parse(kind: ManifestKind, bytes: Buffer, ctx: ManifestContext): Promise<ManifestResult>;
+  /**
+   * Reads and parses a manifest file in the worker (inline without one): a
+   * large file's bytes never reach the event loop. Never rejects.
+   */
+  parseFile(path: string, maxBytes: number, ctx: ManifestContext): Promise<FileParse>;
   /** Whether a manifest of this size is parsed in the worker (and may take a while), not inline. */
   offThread(byteLength: number): boolean;
   /** Ends the worker; parses still queued resolve with an error. Idempotent. */
@@ -60,17 +57,11 @@ export interface ManifestParserOptions {
  * runs from src/ (vitest), tsc's output in dist/.
  */
 export function workerScript(): URL | undefined {
-  const candidates = [new URL('./manifest-worker.cjs', import.meta.url), new URL('./parse-worker.js', import.meta.url), new URL('../../dist/sources/parse-worker.js', import.meta.url)];
-  return candidates.find((u) => u.protocol === 'file:' && existsSync(fileURLToPath(u)));
-}
-
-interface Pending {
-  readonly job: WorkerJob;
-  readonly transfer: ArrayBuffer[];
-  readonly resolve: (r: ManifestResult) => void;
+  return findScript([new URL('./manifest-worker.cjs', import.meta.url), new URL('./parse-worker.js', import.meta.url), new URL('../../dist/sources/parse-worker.js', import.meta.url)]);
 }
 
 const failed = (error: string): ManifestResult => ({ ok: false, error });
+const jobContext = (ctx: ManifestContext): JobContext => ({ node: ctx.node, source: ctx.source, location: ctx.location, nowMs: ctx.now.getTime() });
 
 export function createManifestParser(opts: ManifestParserOptions): ManifestParser {
   const inlineMax = opts.inlineMaxBytes ?? INLINE_MAX_BYTES;
@@ -81,76 +72,25 @@ export function createManifestParser(opts: ManifestParserOptions): ManifestParse
   if (script === undefined && opts.workerScript !== null) {
     opts.log.warn('The manifest parser worker script is missing (run `npm run build`); large manifests are parsed on the main thread');
   }
-  const queue: Pending[] = [];
-  let worker: Worker | undefined;
-  let current: { pending: Pending; timer: NodeJS.Timeout } | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
-  let nextId = 1;
+  let lane: WorkerLane<ParseJob, ManifestResult | FileParse> | undefined;
   let closed = false;
-
-  function finish(result: ManifestResult): void {
-    if (!current) return;
-    clearTimeout(current.timer);
-    const { resolve } = current.pending;
-    current = undefined;
-    resolve(result);
-    pump();
-  }
-
-  /** Ends the worker (it is recreated for the next job). */
-  function stopWorker(): void {
-    const w = worker;
-    worker = undefined;
-    clearTimeout(idleTimer);
-    idleTimer = undefined;
-    if (w) void w.terminate();
-  }
-
-  function startWorker(url: URL): Worker {
-    const w = new Worker(url, {
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-      // The agent's own flags (--max-opt, --expose-gc) are not the worker's business.
-      execArgv: [],
-      stdout: false,
-      stderr: false,
-    });
-    // An idle worker must not keep the process alive; the agent's own loop does.
-    w.unref();
-    w.on('message', (reply: WorkerReply) => {
-      if (current?.pending.job.id === reply.id) finish(reply.result);
-    });
-    w.on('error', (e: Error & { code?: string }) => {
-      if (worker === w) worker = undefined;
-      const why = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `parsing it needs more than ${heapMb} MB of memory` : `the parser failed: ${e.message}`;
-      finish(failed(`the manifest could not be parsed: ${why}`));
-    });
-    w.on('exit', () => {
-      if (worker === w) worker = undefined;
-      // An exit with a job in flight and no error event (killed from outside): fail the job, not the caller.
-      if (current && worker === undefined) finish(failed('the manifest could not be parsed: the parser thread exited'));
-    });
-    return w;
-  }
-
-  function pump(): void {
-    if (current || closed) return;
-    const pending = queue.shift();
-    if (!pending) {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(stopWorker, idleMs);
-      idleTimer.unref();
-      return;
+  const why = (f: LaneFailure): string => {
+    switch (f.reason) {
+      case 'deadline':
+        return `the manifest could not be parsed within ${Math.round(timeoutMs / 1000)} s`;
+      case 'memory':
+        return `the manifest could not be parsed: parsing it needs more than ${heapMb} MB of memory`;
+      case 'crashed':
+        return `the manifest could not be parsed: the parser failed: ${f.detail ?? 'unknown error'}`;
+      default:
+        return 'the agent is stopping';
     }
-    clearTimeout(idleTimer);
-    worker ??= startWorker(script!);
-    const timer = setTimeout(() => {
-      stopWorker();
-      finish(failed(`the manifest could not be parsed within ${Math.round(timeoutMs / 1000)} s`));
-    }, timeoutMs);
-    timer.unref();
-    current = { pending, timer };
-    worker.postMessage(pending.job, pending.transfer);
-  }
+  };
+
+  const run = (job: ParseJob, transfer: ArrayBuffer[]) => {
+    lane ??= createWorkerLane<ParseJob, ManifestResult | FileParse>({ script: script!, heapMb, idleMs });
+    return lane.run(job, { transfer, deadlineMs: timeoutMs });
+  };
 
   const offThread = (byteLength: number): boolean => byteLength > inlineMax && script !== undefined;
   return {
@@ -163,21 +103,20 @@ export function createManifestParser(opts: ManifestParserOptions): ManifestParse
       // their own, which the caller gives up by the contract above).
       const own = bytes.buffer instanceof ArrayBuffer && bytes.buffer.byteLength > Buffer.poolSize;
       const view = own ? bytes : Buffer.from(bytes);
-      const job: WorkerJob = { id: nextId++, kind, bytes: view, ctx: { node: ctx.node, source: ctx.source, location: ctx.location, nowMs: ctx.now.getTime() } };
-      return new Promise<ManifestResult>((resolve) => {
-        queue.push({ job, transfer: [view.buffer as ArrayBuffer], resolve });
-        pump();
-      });
+      const job: ParseJob = { kind, bytes: view, ctx: jobContext(ctx) };
+      return run(job, [view.buffer as ArrayBuffer]).then((r) => ('out' in r ? (r.out as ManifestResult) : failed(why(r.failed))));
+    },
+    parseFile(path, maxBytes, ctx) {
+      if (closed) return Promise.resolve({ problem: 'the agent is stopping' });
+      if (script === undefined) return Promise.resolve(readAndParse(path, maxBytes, ctx));
+      const job: ParseJob = { file: path, maxBytes, ctx: jobContext(ctx) };
+      // A failed parse is kept by the stamp it would have had: unknown here, so
+      // the caller keeps it by its own (the listing's); the file is read again when that changes.
+      return run(job, []).then((r) => ('out' in r ? (r.out as FileParse) : { problem: why(r.failed) }));
     },
     async close() {
-      if (closed) return;
       closed = true;
-      for (const p of queue.splice(0)) p.resolve(failed('the agent is stopping'));
-      if (current) finish(failed('the agent is stopping'));
-      const w = worker;
-      worker = undefined;
-      clearTimeout(idleTimer);
-      if (w) await w.terminate();
+      await lane?.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FileParse } from '../../../src/sources/file-parse.js';
 import type { ManifestResult } from '../../../src/sources/manifest.js';
 import type { ManifestParser } from '../../../src/sources/parser.js';
 import { atStop, startFileSource, stopAll } from '../../helpers/file-source-harness.js';
@@ -94,11 +95,10 @@ describe('file source: parsing', () => {
     let release: (() => void) | undefined;
     const s = await start(t.dir, (real) => ({
       ...real,
-      // The real parser takes the bytes (a large buffer is handed to the worker and detached); only its answer is held back.
-      parse: (kind, bytes, ctx) => {
-        const large = real.offThread(bytes.byteLength);
-        const answer = real.parse(kind, bytes, ctx);
-        return large ? new Promise<ManifestResult>((r) => (release = () => r(answer))) : answer;
+      // The real parser's worker reads and parses the large file; only its answer is held back.
+      parseFile: (path, maxBytes, ctx) => {
+        const answer = real.parseFile(path, maxBytes, ctx);
+        return new Promise<FileParse>((r) => (release = () => r(answer)));
       },
     }));
     t.write('big.yaml', `${manifest('big')}# ${'x'.repeat(200_000)}\n`);

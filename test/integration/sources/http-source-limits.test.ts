@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { createUrlSource } from '../../../src/sources/http.js';
-import { createManifestParser, type ManifestParser } from '../../../src/sources/parser.js';
+import { createManifestParser } from '../../../src/sources/parser.js';
+import { createUrlFetcher, urlWorkerScript, type UrlFetcher } from '../../../src/sources/url-fetch.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
 const podJson = (name: string, pad = '') => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, padding: pad }, spec: { containers: [{ name: 'c', image: 'i:1' }] } });
@@ -40,17 +41,25 @@ async function server(reply: (res: ServerResponse) => void) {
 function source(url: string) {
   const sets: Pod[][] = [];
   const records: LogRecord[] = [];
-  const real = createManifestParser({ log: testLogger(records) });
+  const parser = createManifestParser({ log: testLogger(records) });
+  /** The size of every body parsed (in the source's worker thread). */
   const parsed: number[] = [];
-  const parser: ManifestParser = {
-    parse: (kind, bytes, ctx) => {
-      parsed.push(bytes.byteLength);
-      return real.parse(kind, bytes, ctx);
-    },
-    offThread: (n) => real.offThread(n),
-    close: () => real.close(),
+  let fetcherClosed = false;
+  const createFetcher = (): UrlFetcher => {
+    const real = createUrlFetcher({ parser, workerScript: urlWorkerScript() ?? null });
+    return {
+      fetch: async (job, signal) => {
+        const got = await real.fetch(job, signal);
+        if ('result' in got) parsed.push(got.bytes);
+        return got;
+      },
+      close: async () => {
+        fetcherClosed = true;
+        await real.close();
+      },
+    };
   };
-  const src = createUrlSource({ url, headers: {}, node: 'n', checkFrequencyMs: 30, log: testLogger(records), parser, onPods: (p) => void sets.push(p), requestTimeoutMs: 5000 });
+  const src = createUrlSource({ url, headers: {}, node: 'n', checkFrequencyMs: 30, log: testLogger(records), parser, onPods: (p) => void sets.push(p), requestTimeoutMs: 5000, createFetcher });
   const ac = new AbortController();
   const done = src.run(ac.signal);
   cleanups.push(async () => {
@@ -66,7 +75,7 @@ function source(url: string) {
     }
   };
   const errors = () => records.filter((r) => r.level === 'error').map((r) => String(r.fields['err']));
-  return { sets, records, parsed, ready: src.ready, until, errors };
+  return { sets, records, parsed, ready: src.ready, until, errors, stop: async () => (ac.abort(), await done), fetcherClosed: () => fetcherClosed };
 }
 
 describe('URL source limits', () => {
@@ -138,6 +147,20 @@ describe('URL source limits', () => {
     await src.until(() => s.requests.length >= 4, 'four polls');
     expect(src.parsed).toHaveLength(1);
     expect(src.errors()).toEqual(['spec.containers: a pod needs at least one container']);
+  });
+
+  it('stops at once while a poll waits on a server that never answers, and ends its worker', async () => {
+    const s = await server(() => undefined);
+    const src = source(s.url);
+    await src.until(() => s.requests.length === 1, 'the first request');
+    const t0 = performance.now();
+    await src.stop();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(src.fetcherClosed()).toBe(true);
+  });
+
+  it('finds its worker script (npm run build writes it)', () => {
+    expect(urlWorkerScript(), 'dist/sources/url-worker.js is missing: run `npm run build`').toBeDefined();
   });
 
   it('reads a 9 MB PodList whose padding changes at every poll, through the worker', async () => {

@@ -1,8 +1,12 @@
 // The manifest parser: small manifests inline, large ones in a worker thread
 // with a deadline and a heap cap; a failure of the worker is a failure of that
 // one manifest. Needs the worker script that `npm run build` writes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { podFromFile } from '../../../src/sources/manifest.js';
+import { readBounded } from '../../../src/sources/file-read.js';
+import { MAX_MANIFEST_BYTES, podFromFile } from '../../../src/sources/manifest.js';
 import { createManifestParser, workerScript, type ManifestParser } from '../../../src/sources/parser.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 
@@ -78,6 +82,27 @@ describe('manifest parser', () => {
     expect(r).toEqual({ ok: false, error: expect.stringMatching(/needs more than 16 MB of memory|could not be parsed/) as string });
     const next = await p.parse('file', Buffer.from(JSON.stringify(pod('y'.repeat(100_000)))), ctx);
     expect(next.ok).toBe(true);
+  });
+
+  it('reads and parses a large file in the worker: the same pods and stamp as reading it here', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parser-'));
+    try {
+      const { p } = parser();
+      const file = join(dir, 'big.yaml');
+      const text = JSON.stringify(pod('x'.repeat(2_000_000)));
+      writeFileSync(file, text);
+      const read = readBounded(file, MAX_MANIFEST_BYTES);
+      const got = await p.parseFile(file, MAX_MANIFEST_BYTES, ctx);
+      expect(got).toEqual({ stamp: 'stamp' in read ? read.stamp : '', mtimeMs: 'mtimeMs' in read ? read.mtimeMs : 0, result: podFromFile(text, ctx) });
+      writeFileSync(file, malformed());
+      expect(await p.parseFile(file, MAX_MANIFEST_BYTES, ctx)).toEqual(expect.objectContaining({ result: { ok: false, error: expect.stringMatching(/^YAML syntax error at line \d+/) as string } }));
+      expect(await p.parseFile(file, 1000, ctx)).toEqual({ problem: expect.stringMatching(/larger than the .* limit/) as string });
+      expect(await p.parseFile(join(dir, 'gone.yaml'), MAX_MANIFEST_BYTES, ctx)).toEqual({ problem: expect.stringMatching(/ENOENT|does not exist|no such/i) as string });
+      const inline = parser({ workerScript: null }).p;
+      expect(await inline.parseFile(file, MAX_MANIFEST_BYTES, ctx)).toEqual(await p.parseFile(file, MAX_MANIFEST_BYTES, ctx));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without a worker everything is parsed inline', async () => {
