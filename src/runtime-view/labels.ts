@@ -1,0 +1,85 @@
+// Labels and annotations on runtime objects: the kubelet's conventions
+// (kuberuntime/labels.go) under the renamed prefix `io.platform.`. They are
+// the agent's durable state: after a restart, pod identity, container hash and
+// restart count are read back from them, which is how running sandboxes and
+// containers are adopted rather than recreated. Objects without these labels
+// were not created by the agent and are never touched.
+import { createHash } from 'node:crypto';
+import type { Container, Pod } from '../api/pod-types.js';
+import { canonicalJson } from '../sources/static-pod.js';
+
+export const LABEL_POD_NAME = 'io.platform.pod.name';
+export const LABEL_POD_NAMESPACE = 'io.platform.pod.namespace';
+export const LABEL_POD_UID = 'io.platform.pod.uid';
+export const LABEL_CONTAINER_NAME = 'io.platform.container.name';
+/** Marks objects the agent manages (the kubelet uses io.kubernetes.docker.type / managed labels similarly). */
+export const LABEL_MANAGED = 'io.platform.agent.managed';
+
+export const ANN_CONTAINER_HASH = 'io.platform.container.hash';
+export const ANN_CONTAINER_RESTART_COUNT = 'io.platform.container.restartCount';
+export const ANN_TERMINATION_MESSAGE_PATH = 'io.platform.container.terminationMessagePath';
+export const ANN_TERMINATION_MESSAGE_POLICY = 'io.platform.container.terminationMessagePolicy';
+export const ANN_POD_TERMINATION_GRACE_PERIOD = 'io.platform.pod.terminationGracePeriod';
+export const ANN_CONTAINER_PORTS = 'io.platform.container.ports';
+export const ANN_CONTAINER_TYPE = 'io.platform.container.type';
+/** Hash of the pod settings baked into its sandbox: a change recreates the sandbox. */
+export const ANN_SANDBOX_HASH = 'io.platform.pod.sandboxHash';
+/**
+ * "true" or "false": whether the sandbox shares the node's network. The relist
+ * then knows a host-network sandbox from the list alone: it has no IP of its
+ * own, so its status need not be read (absent on sandboxes from older agents:
+ * read as before).
+ */
+export const ANN_SANDBOX_HOST_NETWORK = 'io.platform.pod.hostNetwork';
+
+export type ContainerType = 'init' | 'container';
+
+export function sandboxLabels(pod: Pod): Record<string, string> {
+  return {
+    ...pod.metadata.labels,
+    [LABEL_POD_NAME]: pod.metadata.name,
+    [LABEL_POD_NAMESPACE]: pod.metadata.namespace,
+    [LABEL_POD_UID]: pod.metadata.uid,
+    [LABEL_MANAGED]: 'true',
+  };
+}
+
+/** The pod settings a sandbox is created with; when they change, the sandbox must be recreated. */
+export function sandboxHash(pod: Pod): string {
+  const s = pod.spec;
+  const ports = s.containers.flatMap((c) => (c.ports ?? []).filter((p) => (p.hostPort ?? 0) > 0).map((p) => [p.containerPort, p.hostPort, p.protocol, p.hostIP ?? '']));
+  const settings = { hostNetwork: s.hostNetwork ?? false, hostPID: s.hostPID ?? false, hostIPC: s.hostIPC ?? false, shareProcessNamespace: s.shareProcessNamespace ?? false, hostname: s.hostname ?? '', subdomain: s.subdomain ?? '', dnsPolicy: s.dnsPolicy, dnsConfig: s.dnsConfig ?? null, sysctls: s.securityContext?.sysctls ?? [], ports, runtimeClassName: s.runtimeClassName ?? '' };
+  return createHash('sha256').update(canonicalJson(settings)).digest('hex').slice(0, 16);
+}
+
+export function containerLabels(pod: Pod, container: Container): Record<string, string> {
+  return {
+    [LABEL_POD_NAME]: pod.metadata.name,
+    [LABEL_POD_NAMESPACE]: pod.metadata.namespace,
+    [LABEL_POD_UID]: pod.metadata.uid,
+    [LABEL_CONTAINER_NAME]: container.name,
+    [LABEL_MANAGED]: 'true',
+  };
+}
+
+/**
+ * The container's spec hash: a change restarts that container only. Hex of
+ * the first 8 bytes of a SHA-256 over the canonical JSON of the spec (the
+ * kubelet uses FNV-64 over a dump of the struct; only equality matters).
+ */
+export function containerHash(container: Container): string {
+  return createHash('sha256').update(canonicalJson(container)).digest('hex').slice(0, 16);
+}
+
+export function containerAnnotations(pod: Pod, container: Container, restartCount: number, type: ContainerType): Record<string, string> {
+  const out: Record<string, string> = {
+    [ANN_CONTAINER_HASH]: containerHash(container),
+    [ANN_CONTAINER_RESTART_COUNT]: String(restartCount),
+    [ANN_TERMINATION_MESSAGE_PATH]: container.terminationMessagePath,
+    [ANN_TERMINATION_MESSAGE_POLICY]: container.terminationMessagePolicy,
+    [ANN_POD_TERMINATION_GRACE_PERIOD]: String(pod.spec.terminationGracePeriodSeconds),
+    [ANN_CONTAINER_TYPE]: type,
+  };
+  if (container.ports && container.ports.length > 0) out[ANN_CONTAINER_PORTS] = JSON.stringify(container.ports);
+  return out;
+}
