@@ -7,7 +7,7 @@ import type { Pod } from '../../../src/api/pod-types.js';
 import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../../src/images/manager.js';
 import { createPleg } from '../../../src/pleg/generic.js';
-import { PodManager } from '../../../src/pods/manager.js';
+import { createPodManager } from '../../../src/pods/index.js';
 import { PodConfigMerger } from '../../../src/sources/merger.js';
 import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
 import { StatusStore } from '../../../src/status/store.js';
@@ -36,18 +36,15 @@ export function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxP
   const merger = new PodConfigMerger(['file']);
   const settled: Array<{ changes: number; busy: boolean }> = [];
   const images = new ImageManager({ images: runtime, maxParallel: 1, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => [], log });
-  const manager = new PodManager({
-    runtime,
+  const manager = createPodManager({
     status,
     runtimeName: () => 'fake',
-    hostIP: '127.0.0.1',
     syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
     ...(opts.errorBackoffMs !== undefined ? { errorBackoffMs: opts.errorBackoffMs } : {}),
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => settled.push({ changes, busy: manager.busy() }),
-    log,
     sync: {
       runtime,
       images,
@@ -61,7 +58,7 @@ export function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxP
   });
   const pleg = createPleg({ runtime, log, onRelist: (c, s, t) => manager.onRelist(c, s, t), periodMs: opts.plegPeriodMs ?? 20 });
   const ac = new AbortController();
-  const runs = [manager.component().run(ac.signal), pleg.run(ac.signal)];
+  const runs = [manager.run(ac.signal), pleg.run(ac.signal)];
   stops.push(async () => {
     ac.abort();
     await Promise.all(runs);

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
 import { LABEL_POD_UID } from '../../../src/runtime-view/labels.js';
-import { RELIST_WAIT_MS } from '../../../src/pods/manager.js';
+import { RELIST_WAIT_MS } from '../../../src/pods/index.js';
 import { IMAGE, manifest, start, stopFirst } from './harness.js';
 
 describe('pod pipeline on the in-memory runtime', () => {
