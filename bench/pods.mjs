@@ -252,7 +252,7 @@ async function loadDist() {
     podFromFile: manifestMod.podFromFile,
     sandboxConfig: sandbox.sandboxConfig,
     containerConfig: container.containerConfig,
-    // What the agent's pipeline passes with its default flags (src/pods/pipeline.ts).
+    // What the agent passes with its default flags (createSyncDeps in src/pods/index.ts).
     sandboxSettings: { dns: { clusterDNS: [], clusterDomain: '', host: () => hostResolv }, podLogsDir: POD_LOGS_DIR, cgroupParent: '' },
     containerSettings: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: os.totalmem(), seccompDefault: false, emptyDirPath: (pod, v) => join(state.tmp, 'floor-volumes', pod.metadata.uid, v) },
   };
