@@ -1,9 +1,9 @@
 // The composition root: builds every manager from its folder's factory
 // (index.ts), wires them together and runs them under one AbortSignal. A
 // wiring file: state lives in the managers, and nothing below this file
-// wires one folder to another. Start order: pod sources → merger → pod
-// manager ⇄ PLEG (relists in, relist requests out) → status store; then the
-// health server.
+// wires one folder to another. Pods flow: sources → merger → pod manager ⇄
+// PLEG (relists in, relist requests out) → status store; the health server
+// reads the PLEG's health.
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLogging } from './log/index.js';

@@ -4,12 +4,11 @@
 // (sync-loop.ts) owns those, feeds every input in as an event (source
 // updates, relists, resync ticks, retries, worker completions; later probe
 // results) and runs the commands. Table-tested in test/unit/pods/.
-import type { Pod } from '../api/pod-types.js';
+import type { Pod, PodStatus } from '../api/pod-types.js';
 import { podRef } from '../api/pod-types.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { admitPod, rejectedStatus } from './admission.js';
 import { begin, end, newWorker, request, type PodWorker, type Work } from './worker-state.js';
-import type { PodStatus } from '../api/pod-types.js';
 
 /** The kubelet's retry after a failed pod sync. */
 export const POD_ERROR_BACKOFF_MS = 10_000;
