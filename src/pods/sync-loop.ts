@@ -97,7 +97,14 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     log,
   };
 
-  /** Queues `event` and, unless already handling one, handles the queue in order. */
+  // A step that throws is a bug (an illegal worker transition): the loop's
+  // state can no longer be trusted, so the component fails and the agent
+  // stops (to be restarted by its supervisor) rather than leave pods stuck.
+  let fail: (err: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => {});
+
+  /** Queues `event` and, unless already handling one, handles the queue in order. Never throws to the poster. */
   function post(event: SyncEvent): void {
     queue.push(event);
     if (draining) return;
@@ -108,6 +115,10 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
         for (const c of commands) execute(c);
         opts.onStep?.(e, commands);
       }
+    } catch (err) {
+      queue.length = 0;
+      log.error('Sync loop failed', { err });
+      fail(err);
     } finally {
       draining = false;
     }
@@ -189,10 +200,12 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     markReady();
     const tick = setInterval(() => post({ kind: 'resync' }), opts.syncFrequencyMs);
     try {
-      await waitForAbort(s);
+      await Promise.race([waitForAbort(s), failed]);
     } finally {
       clearInterval(tick);
       post({ kind: 'stop' });
+      // Already aborted through the link to `s`, unless the loop failed: then its work stops too.
+      for (const r of running.values()) r.controller.abort(new Error('the sync loop stopped'));
       for (const r of retries.values()) clearTimeout(r.timer);
       retries.clear();
       await Promise.all([...running.values()].map((r) => r.done));

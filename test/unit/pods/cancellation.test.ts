@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 /** The pod manager and a PLEG on the fake runtime; `commands` are the step's commands so far, in order. */
-function start(runtime: FakeRuntime) {
+function start(runtime: FakeRuntime, onStep?: (e: SyncEvent) => void) {
   const t = tempDir();
   const log = testLogger();
   const merger = new PodConfigMerger(['file']);
@@ -45,7 +45,8 @@ function start(runtime: FakeRuntime) {
     maxPods: 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
-    onStep: (_: SyncEvent, cs) => {
+    onStep: (e: SyncEvent, cs) => {
+      onStep?.(e);
       commands.push(...cs);
       for (const l of [...listeners]) l();
     },
@@ -81,7 +82,7 @@ function start(runtime: FakeRuntime) {
       check();
     });
   const set = (pods: Pod[]) => manager.applyUpdates(merger.set('file', pods).updates);
-  return { manager, set, command, stop: () => ac.abort() };
+  return { manager, set, command, stop: () => ac.abort(), runs, removeTemp: () => t.cleanup() };
 }
 
 /** Lets every callback already due run (promise jobs and immediates), but no timer of any length. */
@@ -138,5 +139,24 @@ describe('per-pod cancellation', () => {
     // The other pod's sync went on: it pulls (the lane is free again) and starts.
     await h.command((c) => c.kind === 'settled' && runtime.containers().some((x) => x.state === 'RUNNING'));
     expect(runtime.containers().map((c) => c.config.labels['io.platform.pod.uid'])).toEqual([other.metadata.uid]);
+  });
+
+  it('a step that throws fails the pod manager (its state is no longer trusted) and stops the work in flight', async () => {
+    const runtime = new FakeRuntime({ registry: { [PULLED]: {} } });
+    const pull = runtime.block('pullImage');
+    const bug = new Error('a bug in a step');
+    const h = start(runtime, (e) => {
+      if (e.kind === 'source' && e.updates.some((u) => u.op === 'REMOVE')) throw bug;
+    });
+    h.set([pod('pulling')]);
+    await pull.arrived;
+    h.set([]); // the poster is not thrown at
+    await expect(h.runs[0]).rejects.toBe(bug);
+    await pull.cancelled;
+    // The manager's run has settled (rejected, as checked): stop the PLEG alone.
+    stops.splice(0);
+    h.stop();
+    await h.runs[1];
+    h.removeTemp();
   });
 });
