@@ -22,7 +22,7 @@ const folderOf = (file: string): string => file.split('/')[0]!;
  * connected component of more than one folder (Tarjan), its folders sorted,
  * with one import that closes it for the message.
  */
-export function folderCycles(files: Record<string, readonly string[]>): string[][] {
+function folderCycles(files: Record<string, readonly string[]>): string[][] {
   const edges = new Map<string, Set<string>>();
   for (const [from, tos] of Object.entries(files)) {
     const a = folderOf(from);
