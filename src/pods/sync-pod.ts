@@ -44,12 +44,23 @@ export interface SyncDeps {
   nodeName: string;
   hostIP: string;
   log: AgentLogger;
+  /** Monotonic ms that time a container's stop against its grace period; performance.now() by default. */
+  now?: () => number;
 }
 
 const NS_PER_MS = 1_000_000n;
 
 /** The kubelet's minimumGracePeriodInSeconds: a container always gets this long to stop before SIGKILL. */
 export const MIN_GRACE_PERIOD_SECONDS = 2;
+
+/**
+ * Whether a stop that took `elapsedMs` ended within its grace period. The
+ * runtime sends SIGTERM, waits the grace period, then SIGKILL: a stop that
+ * lasted the whole grace period ended with the kill. Pure.
+ */
+export function stoppedWithinGrace(elapsedMs: number, gracePeriodSeconds: number): boolean {
+  return elapsedMs < gracePeriodSeconds * 1000;
+}
 
 /** What stopping a pod's containers needs: its logger (pod and podUID set), the dependencies, the signal of the sync. */
 interface StopContext {
@@ -58,10 +69,23 @@ interface StopContext {
   signal: AbortSignal;
 }
 
-/** Stops one container with the grace period (at least MIN_GRACE_PERIOD_SECONDS). Blocks for as long as the runtime's stop; throws its error. */
+/**
+ * Stops one container with the grace period (at least MIN_GRACE_PERIOD_SECONDS)
+ * and says so: when the stop begins (the kubelet's "Killing container with a
+ * grace period"), and when it ends whether the container exited within the
+ * grace period or was killed after it, so a container that ignores SIGTERM is
+ * not a silent wait. Blocks for as long as the runtime's stop; throws its error.
+ */
 async function stopContainer(ctx: StopContext, c: { id: string; name: string }, gracePeriodSeconds: number, why?: { reason: string; message: string }): Promise<void> {
-  if (why) ctx.log.info('Killing container', { container: c.name, reason: why.reason, message: why.message });
-  await ctx.deps.runtime.stopContainer(c.id, Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds), ctx.signal);
+  const gracePeriod = Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds);
+  const now = ctx.deps.now ?? (() => performance.now());
+  ctx.log.info('Killing container with a grace period', { container: c.name, containerID: c.id, gracePeriod, ...why });
+  const began = now();
+  await ctx.deps.runtime.stopContainer(c.id, gracePeriod, ctx.signal);
+  const elapsedMs = Math.round(now() - began);
+  const fields = { container: c.name, containerID: c.id, gracePeriod, elapsedMs };
+  if (stoppedWithinGrace(elapsedMs, gracePeriod)) ctx.log.info('Container exited within its grace period', fields);
+  else ctx.log.info('Container did not exit within its grace period; killed', fields);
 }
 
 async function killAll(ctx: StopContext, observed: ObservedPod, gracePeriodSeconds: number): Promise<void> {
