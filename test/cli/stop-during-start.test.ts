@@ -35,17 +35,22 @@ async function expectPromptCleanStop(agent: AgentDaemon): Promise<void> {
   expect(agent.stderr).not.toMatch(/still running \d+ ms after stopping/);
 }
 
-/** Holds an exclusive flock on `file` from another process until cleanup; resolves once held. */
+/**
+ * Holds an exclusive flock on `file` from another process until cleanup; resolves once held.
+ * flock(1) runs its command as a child that inherits the locked descriptor, so
+ * cleanup kills the whole process group (the helper is its leader).
+ */
 function holdFlock(file: string): Promise<ChildProcess> {
-  const child = spawn('flock', [file, 'sh', '-c', 'echo locked; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      }),
-  );
+  const child = spawn('flock', [file, 'sh', '-c', 'echo locked; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  cleanups.push(async () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    await gone;
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.setEncoding('utf8').on('data', (s: string) => {
