@@ -15,6 +15,7 @@ import { configSpec } from './config/options.js';
 import { getIn, leaves } from './config/spec.js';
 import type { FeatureGates } from './config/featuregates.js';
 import { parseByteSize } from './config/values/quantity.js';
+import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
@@ -67,6 +68,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.info('Starting agent', { version: opts.version, mode, files: opts.resolved.files, nodeVersion: process.version });
     log.v(2)?.info('Configuration set by files and flags', { settings: explicitSettings(opts.resolved) });
     if (mode === 'api-server') await checkPlatformConfig(opts.resolved);
+    // Until API-server mode exists: say what is not served, never run silently without it.
+    if (mode === 'api-server') warnApiServerModeNotServed(log, flags.platformconfig);
 
     if (flags.lockFilePath !== '') {
       lock = await acquireLock(flags.lockFilePath, {
