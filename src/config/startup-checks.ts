@@ -2,7 +2,7 @@
 // need neither the runtime nor the API server. --print-config runs them too,
 // so an operator learns about a bad threshold before a restart, not after.
 import { isIP } from 'node:net';
-import type { CheckContext } from './validate.js';
+import type { CheckContext } from './check-context.js';
 import { buildThresholds } from './values/eviction.js';
 import { validatePercentMap, validateResourceList, validateReservedMemory } from './values/resources.js';
 import { checkTls } from './values/tls.js';
