@@ -13,12 +13,10 @@ import { cpus } from 'node:os';
 import { describeSource, type ResolvedConfig } from './config/resolve.js';
 import { configSpec } from './config/options.js';
 import { getIn, leaves } from './config/spec.js';
-import type { FeatureGates } from './config/featuregates.js';
-import { parseByteSize } from './config/values/quantity.js';
+import { jsonInfoBufferBytes } from './config/effective.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
-  readonly gates: FeatureGates;
   readonly warnings: readonly string[];
   /** The version the agent reports (built-in, or --version=vX.Y.Z). */
   readonly version: string;
@@ -43,7 +41,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     verbosity: cfg.logging.verbosity,
     vmodule: cfg.logging.vmodule,
     flushFrequencyMs: cfg.logging.flushFrequency,
-    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: parseByteSize(cfg.logging.options.json.infoBufferSize) },
+    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: jsonInfoBufferBytes(cfg) },
     stdout: opts.stdout,
     stderr: opts.stderr,
   });

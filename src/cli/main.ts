@@ -94,5 +94,5 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
   const reported = typeof version === 'string' && version.startsWith('v') ? version : builtVersion();
   // The runtime side (logging, servers, managers) loads only when the agent really runs.
   const { runAgent } = await import('../agent.js');
-  return runAgent({ resolved, gates: result.gates, warnings, version: reported, stdout: io.stdout, stderr: io.stderr, forceExit: io.forceExit });
+  return runAgent({ resolved, warnings, version: reported, stdout: io.stdout, stderr: io.stderr, forceExit: io.forceExit });
 }
