@@ -10,9 +10,8 @@ import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, root
 import { createHealthzServer } from './server/healthz.js';
 import { buildPodPipeline, type Pipeline } from './pods/pipeline.js';
 import { cpus } from 'node:os';
-import { describeSource, type ResolvedConfig } from './config/resolve.js';
-import { configSpec } from './config/options.js';
-import { getIn, leaves } from './config/spec.js';
+import type { ResolvedConfig } from './config/resolve.js';
+import { explicitSettings } from './config/redact.js';
 import { jsonInfoBufferBytes } from './config/effective.js';
 
 export interface RunAgentOptions {
@@ -132,20 +131,6 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
  */
 export function managesPods(r: ResolvedConfig): boolean {
   return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
-}
-
-/** The fields a config file, drop-in or flag set, in their file encoding, each with where it came from. */
-function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; from: string }> {
-  const out: Record<string, { value: unknown; from: string }> = {};
-  for (const leaf of leaves(configSpec)) {
-    const source = r.provenance.get(leaf.path);
-    if (source === undefined || source.kind === 'default') continue;
-    const value = getIn(r.config, leaf.keys);
-    // Manifest URL headers may carry credentials: name them only.
-    const shown = leaf.path === 'staticPodURLHeader' && value !== null && typeof value === 'object' ? Object.keys(value) : leaf.opt.kind.encode(value as never);
-    out[leaf.path] = { value: shown, from: describeSource(source) };
-  }
-  return out;
 }
 
 /** How long --runonce waits for its pods to run (the kubelet: 10 retries with growing delays). */
