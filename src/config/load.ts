@@ -2,7 +2,7 @@
 // field values. Every problem names the file, the field path and the line.
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
+import { LineCounter, visit, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
 import { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
@@ -117,8 +117,10 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   try {
     raw = doc.toJS();
   } catch (cause) {
-    // yaml refuses documents whose aliases expand excessively (a "billion laughs" file).
-    throw new ConfigFileError(`${what} "${file}": ${(cause as Error).message}`, { file, cause });
+    // yaml refuses documents whose aliases expand excessively (a "billion laughs" file)
+    // or name no anchor; the latter has a place in the file to point at.
+    const at = unresolvedAlias(doc, lc);
+    throw new ConfigFileError(`${what} "${file}"${at ? ` line ${at.line}: syntax error at column ${at.col}` : ''}: ${(cause as Error).message}`, { file, line: at?.line, cause });
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigFileError(`${what} "${file}" line ${lineOf(doc, lc, []) ?? 1}: expected a mapping (an AgentConfiguration object)`, { file });
@@ -166,6 +168,19 @@ function issueMessage(issue: FieldIssue, fields: Record<string, unknown>): strin
   const wrongType = issue.code === 'invalid_type' || issue.code === 'invalid_union' || /^Invalid input: expected \w+, received \w+$/.test(issue.message);
   if (hint === undefined || !wrongType || issue.keys.length !== issue.depth) return issue.message;
   return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)))}`;
+}
+
+/** Where the first alias without an anchor before it is, if there is one. */
+function unresolvedAlias(doc: Document, lc: LineCounter): { line: number; col: number } | undefined {
+  let found: { line: number; col: number } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined || !node.range) return undefined;
+      found = lc.linePos(node.range[0]);
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** yaml's message without its position (the caller gives line and column) or its code excerpt. */

@@ -6,7 +6,7 @@ import { listDropIns, loadConfigFile, FileLayerError } from '../../../src/config
 import { ResolveError, resolveConfig } from '../../../src/config/resolve.js';
 import { alsoCheck } from '../../../src/config/one-pass.js';
 import { parseFlags } from '../../../src/cli/flags.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ConfigFileError, ValidationError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/agent-process.js';
 
 const tmp = tempDir();
@@ -16,8 +16,9 @@ const HEAD = 'apiVersion: agent.config.platform.io/v1beta1\nkind: AgentConfigura
 async function problemsOf(text: string): Promise<string[]> {
   const file = tmp.write(`f${Math.random().toString(36).slice(2)}.yaml`, text);
   const err = await loadConfigFile(file, 'file').catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(ValidationError);
-  return (err as ValidationError).problems.map((p) => p.message);
+  if (err instanceof ValidationError) return err.problems.map((p) => p.message);
+  expect(err).toBeInstanceOf(ConfigFileError);
+  return [(err as ConfigFileError).message];
 }
 
 describe('a value of the wrong type says what is wanted, as the flag error does', () => {
@@ -83,6 +84,7 @@ describe('a YAML syntax error gives its line and column', () => {
     [`${HEAD}maxPods: 5\n  port: 3\n`, /line 3: syntax error at column \d+: /],
     [`${HEAD}clusterDomain: "x\n`, /line 4: syntax error at column \d+: Missing closing "quote$/],
     [`${HEAD}\tmaxPods: 5\n`, /line 3: syntax error at column 1: Tabs are not allowed as indentation$/],
+    [`${HEAD}clusterDomain: *nope\n`, /line 3: syntax error at column 16: Unresolved alias/],
   ])('%j', async (text, want) => {
     const messages = await problemsOf(text);
     expect(messages[0]).toMatch(want);
