@@ -38,6 +38,8 @@ export interface Kind<T> {
    * Without it the schema's own message is shown.
    */
   readonly fileHint?: string;
+  /** The same for one entry of a list or map value (`systemReserved: {memory: 1}`). */
+  readonly fileItemHint?: string;
   /** Lists of objects: the keys an item may have; other keys are reported as unknown fields. */
   readonly itemKeys?: readonly string[];
   /** Whether two values mean the same (default: same JSON); e.g. `0Ki` and `0` are the same size. */

@@ -160,6 +160,7 @@ export const optionalInt32: Kind<number> = {
 export const strings: Kind<string[]> = {
   type: 'strings',
   fileHint: 'a list of strings, such as [a, b]',
+  fileItemHint: 'a string (put a number in quotes: "1")',
   parseFlag: (t, prev) => [...(prev ?? []), ...splitList(t)],
   file: (z) => z.array(z.string()),
   encode: (v) => v,
@@ -168,10 +169,10 @@ export const strings: Kind<string[]> = {
   isZero: (v) => v.length === 0,
 };
 
-function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: (z: Z) => zod.ZodType<V>, fileHint: string): Kind<Record<string, V>> {
+function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: (z: Z) => zod.ZodType<V>, hints: { fileHint: string; fileItemHint: string }): Kind<Record<string, V>> {
   return {
     type,
-    fileHint,
+    ...hints,
     // Map flags replace the whole map the first time they appear, then accumulate.
     // Spreading keeps own `__proto__` keys (they are reported later, not lost).
     parseFlag: (t, prev) => ({ ...(prev ?? {}), ...parse(t) }),
@@ -191,12 +192,21 @@ function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, va
   };
 }
 
-export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), (z) => z.string(), 'a mapping of names to strings, such as {cpu: "500m", memory: 1Gi}');
-export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), (z) => z.boolean(), 'a mapping of names to true or false, such as {NodeSwap: true}');
+export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), (z) => z.string(), {
+  fileHint: 'a mapping of names to strings, such as {cpu: "500m", memory: 1Gi}',
+  fileItemHint: 'a string (put a number in quotes: "1")',
+});
+export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), (z) => z.boolean(), {
+  fileHint: 'a mapping of names to true or false, such as {NodeSwap: true}',
+  fileItemHint: 'true or false',
+});
 
 /** `memory.available<100Mi,...` on the command line; a signal→value map in files. */
 export const evictionMap: Kind<Record<string, string>> = {
-  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), (z) => z.string(), 'a mapping of eviction signals to thresholds, such as {memory.available: 100Mi, nodefs.available: 10%}'),
+  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), (z) => z.string(), {
+    fileHint: 'a mapping of eviction signals to thresholds, such as {memory.available: 100Mi, nodefs.available: 10%}',
+    fileItemHint: 'a threshold as a string, such as "100Mi" or "10%"',
+  }),
   show: (v) =>
     Object.entries(v)
       .map(([k, x]) => `${k}<${x}`)
@@ -211,6 +221,7 @@ export const evictionMap: Kind<Record<string, string>> = {
 export const headers: Kind<Record<string, string[]>> = {
   type: 'colonSeparatedMultimapStringString',
   fileHint: 'a mapping of header names to lists of values, such as {X-Token: [value]}',
+  fileItemHint: 'a list of values, such as [value]',
   parseFlag: (t, prev) => {
     // Header names such as `constructor` or `__proto__` are plain keys here.
     const out: Record<string, string[]> = {};

@@ -8,6 +8,7 @@ import { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
 import { decodeFields, describeValue, dropNulls, unknownFields, type FieldIssue } from './schema.js';
 import { getIn, leaves } from './spec.js';
+import { isSensitive } from './redact.js';
 
 export { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 
@@ -163,11 +164,12 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
  * (`expected a duration with a unit ..., got the number 10`).
  */
 function issueMessage(issue: FieldIssue, fields: Record<string, unknown>): string {
-  const hint = issue.opt?.kind.fileHint;
+  const kind = issue.opt?.kind;
+  const hint = issue.keys.length === issue.depth ? kind?.fileHint : issue.keys.length === (issue.depth ?? 0) + 1 ? kind?.fileItemHint : undefined;
   // safeRecord reports a non-mapping as a custom issue in zod's wording.
   const wrongType = issue.code === 'invalid_type' || issue.code === 'invalid_union' || /^Invalid input: expected \w+, received \w+$/.test(issue.message);
-  if (hint === undefined || !wrongType || issue.keys.length !== issue.depth) return issue.message;
-  return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)))}`;
+  if (hint === undefined || !wrongType) return issue.message;
+  return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)), issue.opt !== undefined && isSensitive(issue.opt))}`;
 }
 
 /** Where the first alias without an anchor before it is, if there is one. */

@@ -123,8 +123,13 @@ export function decodeFields(raw: Record<string, unknown>, tree: OptTree = confi
   return out;
 }
 
-/** A value as an error message names it: `the number 10`, `the string "many"`, `a list`. */
-export function describeValue(v: unknown): string {
+/**
+ * A value as an error message names it: `the number 10`, `the string "many"`,
+ * `a list`; with `secret`, only its type (`a string`), for options that may
+ * carry credentials.
+ */
+export function describeValue(v: unknown, secret = false): string {
+  if (secret && (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')) return `a ${typeof v === 'bigint' ? 'number' : typeof v}`;
   if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
   if (typeof v === 'number' || typeof v === 'bigint') return `the number ${String(v)}`;
   if (typeof v === 'boolean') return `the boolean ${String(v)}`;

@@ -32,6 +32,13 @@ describe('a value of the wrong type says what is wanted, as the flag error does'
     ['featureGates: NodeSwap=true', /field featureGates: expected a mapping of names to true or false, such as \{NodeSwap: true\}, got the string/],
     ['evictionHard: memory.available<100Mi', /field evictionHard: expected a mapping of eviction signals to thresholds/],
     ['registerWithTaints: a=b:NoSchedule', /field registerWithTaints: expected a list of taints, such as \[\{key: dedicated, value: infra, effect: NoSchedule\}\], got the string/],
+    ['systemReserved:\n  memory: 1', /field systemReserved\.memory: expected a string \(put a number in quotes: "1"\), got the number 1$/],
+    ['evictionHard:\n  memory.available: 100', /field evictionHard\.memory\.available: expected a threshold as a string, such as "100Mi" or "10%", got the number 100$/],
+    ['featureGates:\n  NodeSwap: "yes"', /field featureGates\.NodeSwap: expected true or false, got the string "yes"$/],
+    ['clusterDNS: [1]', /field clusterDNS\.0: expected a string \(put a number in quotes: "1"\), got the number 1$/],
+    ['staticPodURLHeader:\n  X-A: v', /field staticPodURLHeader\.X-A: expected a list of values, such as \[value\], got a string$/],
+    // A sensitive option's value is not echoed.
+    ['staticPodURL: 5', /field staticPodURL: Invalid input: expected string, received number$/],
     ['authentication: 5', /field authentication: expected a mapping \(the fields of authentication\), got the number 5$/],
     // Kinds without a hint keep the schema's message (it names the type already).
     ['maxPods: many', /field maxPods: Invalid input: expected number, received string$/],
