@@ -8,7 +8,6 @@ import { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
 import { decodeFields, describeValue, dropNulls, unknownFields, type FieldIssue } from './schema.js';
 import { getIn, leaves } from './spec.js';
-import { isSensitive } from './redact.js';
 
 export { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 
@@ -169,7 +168,7 @@ function issueMessage(issue: FieldIssue, fields: Record<string, unknown>): strin
   // safeRecord reports a non-mapping as a custom issue in zod's wording.
   const wrongType = issue.code === 'invalid_type' || issue.code === 'invalid_union' || /^Invalid input: expected \w+, received \w+$/.test(issue.message);
   if (hint === undefined || !wrongType) return issue.message;
-  return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)), issue.opt !== undefined && isSensitive(issue.opt))}`;
+  return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)), issue.opt?.sensitive === true)}`;
 }
 
 /** Where the first alias without an anchor before it is, if there is one. */

@@ -10,7 +10,7 @@ import { putOwn } from './kinds-base.js';
 
 export const REDACTED = '<redacted>';
 
-export const isSensitive = (opt: Opt<unknown>): boolean => opt.markers.includes('sensitive');
+export const isSensitive = (opt: Opt<unknown>): boolean => opt.sensitive;
 
 /** `scheme://user:password@host/...`: the userinfo is the secret, the rest says where the agent connects. */
 const URL_USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#@]*)@/;

@@ -79,6 +79,11 @@ export class Opt<T> {
     this.gate = init.gate;
   }
 
+  /** The value may carry credentials (marker `sensitive`): shown only through redact.ts. */
+  get sensitive(): boolean {
+    return this.markers.includes('sensitive');
+  }
+
   get deprecated(): boolean {
     return this.markers.includes('cfg') || this.markers.includes('removal');
   }
