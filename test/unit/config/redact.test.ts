@@ -6,6 +6,7 @@ import { REDACTED, explicitSettings, isSensitive, redactEncoded } from '../../..
 import { printConfig } from '../../../src/config/print.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
 import { parseFlags } from '../../../src/cli/flags.js';
+import { validate } from '../../../src/config/validate.js';
 
 const leaf = (path: string) => leaves(configSpec).find((l) => l.path === path)!;
 const R = REDACTED;
@@ -81,5 +82,13 @@ describe('--manifest-url-header values', () => {
     const header = (await resolved(['--manifest-url-header=__proto__:x,a:1', '--manifest-url-header=__proto__:y'])).config.staticPodURLHeader;
     expect(Object.keys(header)).toEqual(['__proto__', 'a']);
     expect(JSON.stringify(header)).toBe('{"__proto__":["x","y"],"a":["1"]}');
+  });
+});
+
+describe('validation messages', () => {
+  it('a manifest URL that is not http(s) is named without its userinfo', async () => {
+    const messages = validate(await resolved(['--manifest-url=ftp://alice:pw0rd@127.0.0.1/pods']), { cpuCount: 2 }).problems.map((p) => p.message);
+    expect(messages).toContain(`staticPodURL (--manifest-url): "ftp://${R}@127.0.0.1/pods" is not an http(s) URL`);
+    expect(messages.join('\n')).not.toContain('pw0rd');
   });
 });
