@@ -60,7 +60,8 @@ export function unknownFields(raw: Record<string, unknown>, tree: OptTree = conf
   const out: UnknownField[] = [];
   for (const [key, value] of Object.entries(raw)) {
     const node = Object.hasOwn(tree, key) ? tree[key] : undefined;
-    if (node === undefined) out.push(withSuggestion([...prefix, key], key, Object.keys(tree)));
+    // At the top, `apiversion:` most likely meant the header field the loader checks itself.
+    if (node === undefined) out.push(withSuggestion([...prefix, key], key, prefix.length === 0 ? [...Object.keys(tree), 'apiVersion', 'kind'] : Object.keys(tree)));
     else if (node instanceof Opt) {
       const known = (node as Opt<unknown>).kind.itemKeys;
       if (known === undefined || !Array.isArray(value)) continue;

@@ -57,6 +57,7 @@ describe('a misspelt field gets a "did you mean"', () => {
     ['authentication:\n  webhook:\n    enabeld: false', 'unknown field "authentication.webhook.enabeld" (ignored); did you mean "enabled"?'],
     ['registerWithTaints:\n  - key: a\n    effect: NoSchedule\n    Value: b', 'unknown field "registerWithTaints.0.Value" (ignored); did you mean "value"?'],
     ['colour: red', 'unknown field "colour" (ignored)'],
+    ['Kind: AgentConfiguration', 'unknown field "Kind" (ignored); did you mean "kind"?'],
   ])('%s', async (text, want) => {
     const layer = await loadConfigFile(tmp.write(`u${Math.random().toString(36).slice(2)}.yaml`, `${HEAD}${text}\n`), 'file');
     expect(layer.warnings.join('\n')).toContain(want);
