@@ -10,16 +10,13 @@ import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, root
 import { createHealthzServer } from './server/healthz.js';
 import { buildPodPipeline, type Pipeline } from './pods/pipeline.js';
 import { cpus } from 'node:os';
-import { describeSource, type ResolvedConfig } from './config/resolve.js';
-import { configSpec } from './config/options.js';
-import { getIn, leaves } from './config/spec.js';
-import type { FeatureGates } from './config/featuregates.js';
-import { parseByteSize } from './config/values/quantity.js';
+import type { ResolvedConfig } from './config/resolve.js';
+import { explicitSettings } from './config/redact.js';
+import { jsonInfoBufferBytes } from './config/effective.js';
 import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
-  readonly gates: FeatureGates;
   readonly warnings: readonly string[];
   /** The version the agent reports (built-in, or --version=vX.Y.Z). */
   readonly version: string;
@@ -44,7 +41,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     verbosity: cfg.logging.verbosity,
     vmodule: cfg.logging.vmodule,
     flushFrequencyMs: cfg.logging.flushFrequency,
-    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: parseByteSize(cfg.logging.options.json.infoBufferSize) },
+    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: jsonInfoBufferBytes(cfg) },
     stdout: opts.stdout,
     stderr: opts.stderr,
   });
@@ -137,20 +134,6 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
  */
 export function managesPods(r: ResolvedConfig): boolean {
   return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
-}
-
-/** The fields a config file, drop-in or flag set, in their file encoding, each with where it came from. */
-function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; from: string }> {
-  const out: Record<string, { value: unknown; from: string }> = {};
-  for (const leaf of leaves(configSpec)) {
-    const source = r.provenance.get(leaf.path);
-    if (source === undefined || source.kind === 'default') continue;
-    const value = getIn(r.config, leaf.keys);
-    // Manifest URL headers may carry credentials: name them only.
-    const shown = leaf.path === 'staticPodURLHeader' && value !== null && typeof value === 'object' ? Object.keys(value) : leaf.opt.kind.encode(value as never);
-    out[leaf.path] = { value: shown, from: describeSource(source) };
-  }
-  return out;
 }
 
 /** How long --runonce waits for its pods to run (the kubelet: 10 retries with growing delays). */
