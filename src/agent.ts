@@ -12,7 +12,7 @@ import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, root
 import { createHealthzServer } from './server/index.js';
 import { cpus } from 'node:os';
 import type { Pod } from './api/pod-types.js';
-import { effectiveMaxPods, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
+import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
 import { createBurstCollector, exposedGc } from './memory/index.js';
 import { hostIP, nodeName } from './node/index.js';
@@ -20,15 +20,12 @@ import { createPleg } from './pleg/index.js';
 import { createPodManager, createSyncDeps } from './pods/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
-import { describeSource, type ResolvedConfig } from './config/resolve.js';
-import { configSpec } from './config/options.js';
-import { getIn, leaves } from './config/spec.js';
-import type { FeatureGates } from './config/featuregates.js';
-import { parseByteSize } from './config/values/quantity.js';
+import type { ResolvedConfig } from './config/resolve.js';
+import { explicitSettings } from './config/redact.js';
+import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
-  readonly gates: FeatureGates;
   readonly warnings: readonly string[];
   /** The version the agent reports (built-in, or --version=vX.Y.Z). */
   readonly version: string;
@@ -53,7 +50,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     verbosity: cfg.logging.verbosity,
     vmodule: cfg.logging.vmodule,
     flushFrequencyMs: cfg.logging.flushFrequency,
-    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: parseByteSize(cfg.logging.options.json.infoBufferSize) },
+    json: { splitStream: cfg.logging.options.json.splitStream, infoBufferSize: jsonInfoBufferBytes(cfg) },
     stdout: opts.stdout,
     stderr: opts.stderr,
   });
@@ -77,6 +74,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.info('Starting agent', { version: opts.version, mode, files: opts.resolved.files, nodeVersion: process.version });
     log.v(2)?.info('Configuration set by files and flags', { settings: explicitSettings(opts.resolved) });
     if (mode === 'api-server') await checkPlatformConfig(opts.resolved);
+    // Until API-server mode exists: say what is not served, never run silently without it.
+    if (mode === 'api-server') warnApiServerModeNotServed(log, flags.platformconfig);
 
     if (flags.lockFilePath !== '') {
       lock = await acquireLock(flags.lockFilePath, {
@@ -144,20 +143,6 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
  */
 export function managesPods(r: ResolvedConfig): boolean {
   return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
-}
-
-/** The fields a config file, drop-in or flag set, in their file encoding, each with where it came from. */
-function explicitSettings(r: ResolvedConfig): Record<string, { value: unknown; from: string }> {
-  const out: Record<string, { value: unknown; from: string }> = {};
-  for (const leaf of leaves(configSpec)) {
-    const source = r.provenance.get(leaf.path);
-    if (source === undefined || source.kind === 'default') continue;
-    const value = getIn(r.config, leaf.keys);
-    // Manifest URL headers may carry credentials: name them only.
-    const shown = leaf.path === 'staticPodURLHeader' && value !== null && typeof value === 'object' ? Object.keys(value) : leaf.opt.kind.encode(value as never);
-    out[leaf.path] = { value: shown, from: describeSource(source) };
-  }
-  return out;
 }
 
 /** How long --runonce waits for its pods to run (the kubelet: 10 retries with growing delays). */

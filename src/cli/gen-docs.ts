@@ -27,6 +27,7 @@ export function renderOptionsDoc(): string {
     'built-in defaults < `--config` < drop-ins in `--config-dir` (every `*.conf` file of a recursive walk, each directory in',
     'lexical order) < flags on the command line.',
     'Marker `cfg`: deprecated as a flag; set the field in the `--config` file instead.',
+    'Marker `sensitive`: the value may carry credentials; `--print-config` and the logs show `<redacted>` in its place (header names and a URL\'s host stay visible).',
     '',
   ];
   for (const { id, title, spec } of SECTIONS) {

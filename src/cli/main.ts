@@ -5,6 +5,7 @@ import { AgentError, ValidationError, isAgentError } from '../errors.js';
 import { parseFlags } from './flags.js';
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js';
 import { validate } from '../config/validate.js';
+import { alsoCheck } from '../config/one-pass.js';
 import { builtVersion, versionInfo } from '../version.js';
 import { onlineCpuCount } from '../config/host.js';
 
@@ -74,8 +75,10 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
     resolved = await resolveConfig({ configFlags: parsed.configFlags, otherFlags: parsed.otherFlags, env: io.env });
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
-    reportWarnings(io, parsed.warnings);
-    reportErrors(io, 'failed to load the agent configuration', e.problems);
+    // The file problems, and what the checks find in the fields that did decode, in one report.
+    const more = alsoCheck(e, { cpuCount: onlineCpuCount });
+    reportWarnings(io, [...parsed.warnings, ...more.warnings]);
+    reportErrors(io, 'failed to load the agent configuration', [...e.problems, ...more.problems]);
     return 1;
   }
   const result = validate(resolved, { cpuCount: onlineCpuCount });
@@ -94,5 +97,5 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
   const reported = typeof version === 'string' && version.startsWith('v') ? version : builtVersion();
   // The runtime side (logging, servers, managers) loads only when the agent really runs.
   const { runAgent } = await import('../agent.js');
-  return runAgent({ resolved, gates: result.gates, warnings, version: reported, stdout: io.stdout, stderr: io.stderr, forceExit: io.forceExit });
+  return runAgent({ resolved, warnings, version: reported, stdout: io.stdout, stderr: io.stderr, forceExit: io.forceExit });
 }

@@ -2,6 +2,7 @@
 // configuration keeps what the operator wrote (so --print-config and /configz
 // show it); consumers ask here for the value in force.
 import type { AgentConfiguration } from './options.js';
+import { parseByteSize } from './values/quantity.js';
 
 /** Pod capacity: --pods-per-core × cores when set, never above --max-pods. */
 export function effectiveMaxPods(cfg: Pick<AgentConfiguration, 'maxPods' | 'podsPerCore'>, cpuCount: number): number {
@@ -37,4 +38,13 @@ export function registryRateLimit(cfg: Pick<AgentConfiguration, 'registryPullQPS
 export function maxParallelImagePulls(cfg: Pick<AgentConfiguration, 'serializeImagePulls' | 'maxParallelImagePulls'>): number | undefined {
   if (cfg.serializeImagePulls) return 1;
   return cfg.maxParallelImagePulls > 0 ? cfg.maxParallelImagePulls : undefined;
+}
+
+/**
+ * The JSON log's info buffer in bytes (0: unbuffered). The configuration keeps
+ * the text the operator wrote (`2Ki`); validation has already parsed it, so this
+ * does not throw for a validated configuration. Called once at start.
+ */
+export function jsonInfoBufferBytes(cfg: Pick<AgentConfiguration, 'logging'>): number {
+  return parseByteSize(cfg.logging.options.json.infoBufferSize);
 }

@@ -32,6 +32,14 @@ export interface Kind<T> {
   encode(v: T): unknown;
   /** The value as a flag argument (`k=v,k2=v2` for maps); by default String(encode(v)). */
   flagText?(v: T): string;
+  /**
+   * What a configuration file must give, for the error when it gives another
+   * type (`syncFrequency: 10`): the file's counterpart of the flag parser's hint.
+   * Without it the schema's own message is shown.
+   */
+  readonly fileHint?: string;
+  /** The same for one entry of a list or map value (`systemReserved: {memory: 1}`). */
+  readonly fileItemHint?: string;
   /** Lists of objects: the keys an item may have; other keys are reported as unknown fields. */
   readonly itemKeys?: readonly string[];
   /** Whether two values mean the same (default: same JSON); e.g. `0Ki` and `0` are the same size. */

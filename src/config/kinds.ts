@@ -86,6 +86,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Kind<V> {
 /** Durations are kept as milliseconds; files and /configz use Go's canonical text (`1m0s`). */
 export const duration: Kind<number> = {
   type: 'duration',
+  fileHint: 'a duration with a unit, as text such as "10s", "1m30s" or "2h45m" (units: ns, us, ms, s, m, h)',
   parseFlag: (t) => parseDuration(t),
   file: (z) => z.string().transform((s, ctx) => {
     try {
@@ -106,6 +107,7 @@ export const duration: Kind<number> = {
  */
 export const timeOrMetaDuration: Kind<number> = {
   ...duration,
+  fileHint: 'a duration with a unit, as text such as "5s" or "100ms", or an integer number of nanoseconds',
   file: (z) => z.union([z.string(), z.number().int()]).transform((v, ctx) => {
     try {
       return parseDuration(typeof v === 'number' ? `${v}ns` : v);
@@ -122,6 +124,7 @@ export const timeOrMetaDuration: Kind<number> = {
  */
 export const byteSize: Kind<string> = {
   type: 'string',
+  fileHint: 'a size in bytes such as 512, "1K" (1000) or "2Ki" (2048)',
   parseFlag: (t) => t,
   file: (z) => z.union([z.string(), z.number()]).transform((v) => String(v)),
   encode: (v) => v,
@@ -156,6 +159,8 @@ export const optionalInt32: Kind<number> = {
 /** pflag StringSlice: the first occurrence replaces the default, later ones append. */
 export const strings: Kind<string[]> = {
   type: 'strings',
+  fileHint: 'a list of strings, such as [a, b]',
+  fileItemHint: 'a string (put a number in quotes: "1")',
   parseFlag: (t, prev) => [...(prev ?? []), ...splitList(t)],
   file: (z) => z.array(z.string()),
   encode: (v) => v,
@@ -164,9 +169,10 @@ export const strings: Kind<string[]> = {
   isZero: (v) => v.length === 0,
 };
 
-function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: (z: Z) => zod.ZodType<V>): Kind<Record<string, V>> {
+function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, value: (z: Z) => zod.ZodType<V>, hints: { fileHint: string; fileItemHint: string }): Kind<Record<string, V>> {
   return {
     type,
+    ...hints,
     // Map flags replace the whole map the first time they appear, then accumulate.
     // Spreading keeps own `__proto__` keys (they are reported later, not lost).
     parseFlag: (t, prev) => ({ ...(prev ?? {}), ...parse(t) }),
@@ -186,12 +192,21 @@ function recordKind<V>(type: string, parse: (t: string) => Record<string, V>, va
   };
 }
 
-export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), (z) => z.string());
-export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), (z) => z.boolean());
+export const mapStringString = recordKind('mapStringString', (t) => parseMapStringString(t), (z) => z.string(), {
+  fileHint: 'a mapping of names to strings, such as {cpu: "500m", memory: 1Gi}',
+  fileItemHint: 'a string (put a number in quotes: "1")',
+});
+export const mapStringBool = recordKind('mapStringBool', (t) => parseMapStringBool(t), (z) => z.boolean(), {
+  fileHint: 'a mapping of names to true or false, such as {NodeSwap: true}',
+  fileItemHint: 'true or false',
+});
 
 /** `memory.available<100Mi,...` on the command line; a signal→value map in files. */
 export const evictionMap: Kind<Record<string, string>> = {
-  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), (z) => z.string()),
+  ...recordKind('mapStringString', (t) => parseEvictionFlag(t), (z) => z.string(), {
+    fileHint: 'a mapping of eviction signals to thresholds, such as {memory.available: 100Mi, nodefs.available: 10%}',
+    fileItemHint: 'a threshold as a string, such as "100Mi" or "10%"',
+  }),
   show: (v) =>
     Object.entries(v)
       .map(([k, x]) => `${k}<${x}`)
@@ -205,6 +220,8 @@ export const evictionMap: Kind<Record<string, string>> = {
 /** `--manifest-url-header`: repeated same-name headers are kept in the order given. */
 export const headers: Kind<Record<string, string[]>> = {
   type: 'colonSeparatedMultimapStringString',
+  fileHint: 'a mapping of header names to lists of values, such as {X-Token: [value]}',
+  fileItemHint: 'a list of values, such as [value]',
   parseFlag: (t, prev) => {
     // Header names such as `constructor` or `__proto__` are plain keys here.
     const out: Record<string, string[]> = {};
@@ -246,6 +263,7 @@ const taintSchema = (z: Z) =>
 
 export const taints: Kind<Taint[]> = {
   type: 'taints',
+  fileHint: 'a list of taints, such as [{key: dedicated, value: infra, effect: NoSchedule}]',
   parseFlag: (t, prev) => [...(prev ?? []), ...parseTaints(t)],
   file: (z) => z.array(taintSchema(z)).transform((list) =>
     list.map((t) => {
@@ -263,6 +281,7 @@ export const taints: Kind<Taint[]> = {
 
 export const reservedMemory: Kind<ReservedMemory[]> = {
   type: 'reservedMemory',
+  fileHint: 'a list such as [{numaNode: 0, limits: {memory: 1Gi}}]',
   parseFlag: (t, prev) => mergeReservedMemory(prev ?? [], parseReservedMemory(t)),
   // NumaNode is an int32 in the kubelet's schema; larger numbers fail to decode there.
   file: (z) => z.array(z.object({ numaNode: z.number().int().min(0).max(INT32_MAX), limits: safeRecord(z, z.string()) })),
@@ -283,6 +302,7 @@ export interface VmoduleEntry {
 
 export const vmodule: Kind<VmoduleEntry[]> = {
   type: 'pattern=N,...',
+  fileHint: 'a list such as [{filePattern: sync, verbosity: 4}]',
   parseFlag: (t, prev) => [...(prev ?? []), ...parseVmodule(t)],
   file: (z) => z.array(z.object({ filePattern: z.string(), verbosity: z.number().int().min(0) })),
   itemKeys: ['filePattern', 'verbosity'],
@@ -312,6 +332,7 @@ export interface ShutdownGracePeriodByPriority {
 /** Config-file only: graceful node shutdown periods per pod priority. */
 export const shutdownByPriority: Kind<ShutdownGracePeriodByPriority[]> = {
   type: 'shutdownGracePeriodByPodPriority',
+  fileHint: 'a list such as [{priority: 100000, shutdownGracePeriodSeconds: 30}]',
   parseFlag: () => {
     throw new ValueError('shutdownGracePeriodByPodPriority can only be set in the configuration file');
   },

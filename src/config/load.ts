@@ -2,23 +2,14 @@
 // field values. Every problem names the file, the field path and the line.
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
+import { LineCounter, visit, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
+import { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
-import { dropNulls, fileSchema, unknownFields } from './schema.js';
+import { decodeFields, describeValue, dropNulls, unknownFields, type FieldIssue } from './schema.js';
 import { getIn, leaves } from './spec.js';
 
-export type LayerKind = 'file' | 'dropin';
-
-export interface FileLayer {
-  readonly kind: LayerKind;
-  readonly file: string;
-  /** Decoded values by field path, only for fields the file sets. */
-  readonly values: ReadonlyMap<string, unknown>;
-  /** Map entries a drop-in deletes with `key: null` (JSON merge patch), by field path. */
-  readonly deletions: ReadonlyMap<string, readonly string[]>;
-  readonly warnings: readonly string[];
-}
+export { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 
 type Path = readonly (string | number)[];
 
@@ -69,7 +60,28 @@ const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   customTags: (tags: Tags) => tags.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || (t as { format?: string }).format === 'TIME'))),
 };
 
-const errno = (cause: unknown): string => (cause as NodeJS.ErrnoException).code ?? String(cause);
+const ERRNO_MEANING: Readonly<Record<string, string>> = {
+  ENOENT: 'does not exist',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+};
+
+/**
+ * `ENOENT: the file does not exist`: the code (what an operator searches for)
+ * and what it means for this path. `what` is the kind of thing the path must
+ * name (`file`, `directory`).
+ */
+function errno(cause: unknown, what: 'file' | 'directory'): string {
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === undefined) return String(cause);
+  if (code === 'EISDIR') return `${code}: it is a directory, not a file${what === 'file' ? ' (drop-in directories are given with --config-dir)' : ''}`;
+  if (code === 'ENOTDIR') return `${code}: ${what === 'directory' ? 'it is not a directory' : 'a part of the path is not a directory'}`;
+  const meaning = ERRNO_MEANING[code];
+  if (meaning === undefined) return code;
+  return `${code}: ${meaning.startsWith('does') ? `the ${what} ${meaning}` : meaning}`;
+}
 
 export async function loadConfigFile(file: string, kind: LayerKind): Promise<FileLayer> {
   const what = kind === 'file' ? 'config file' : 'drop-in config file';
@@ -77,7 +89,7 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new ConfigFileError(`failed to read ${what} "${file}": ${errno(cause)}`, { file, cause });
+    throw new ConfigFileError(`failed to read ${what} "${file}": ${errno(cause, 'file')}`, { file, cause });
   }
   if (text.trim() === '') throw new ConfigFileError(`${what} "${file}" is empty`, { file });
 
@@ -88,8 +100,8 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   if (errors.length > 0) {
     throw new ValidationError(
       errors.map((e) => {
-        const line = lc.linePos(Math.min(e.pos[0], text.length)).line;
-        return new ConfigFileError(`${what} "${file}"${line ? ` line ${line}` : ''}: syntax error: ${e.message.split('\n')[0]}`, { file, line, cause: e });
+        const { line, col } = lc.linePos(Math.min(e.pos[0], text.length));
+        return new ConfigFileError(`${what} "${file}" line ${line}: syntax error at column ${col}: ${yamlReason(e.message)}`, { file, line, cause: e });
       }),
     );
   }
@@ -105,8 +117,10 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   try {
     raw = doc.toJS();
   } catch (cause) {
-    // yaml refuses documents whose aliases expand excessively (a "billion laughs" file).
-    throw new ConfigFileError(`${what} "${file}": ${(cause as Error).message}`, { file, cause });
+    // yaml refuses documents whose aliases expand excessively (a "billion laughs" file)
+    // or name no anchor; the latter has a place in the file to point at.
+    const at = unresolvedAlias(doc, lc);
+    throw new ConfigFileError(`${what} "${file}"${at ? ` line ${at.line}: syntax error at column ${at.col}` : ''}: ${(cause as Error).message}`, { file, line: at?.line, cause });
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigFileError(`${what} "${file}" line ${lineOf(doc, lc, []) ?? 1}: expected a mapping (an AgentConfiguration object)`, { file });
@@ -125,25 +139,54 @@ export async function loadConfigFile(file: string, kind: LayerKind): Promise<Fil
   }
   const { apiVersion: _v, kind: _k, ...fields } = obj;
   const deletions = takeNullEntries(fields);
-  const decoded = dropNulls(fields);
-  const parsed = fileSchema(decoded).safeParse(decoded);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problem(issue.path as Path, issue.message);
-  }
-  if (problems.length > 0 || !parsed.success) throw new ValidationError(problems);
+  const decoded = decodeFields(dropNulls(fields));
+  for (const issue of decoded.issues) problem(issue.keys as Path, issueMessage(issue, fields));
 
-  const warnings = unknownFields(fields).map(({ keys }) => {
+  const warnings = unknownFields(fields).map(({ keys, suggestion }) => {
     const line = lineOf(doc, lc, keys);
-    return `${what} "${file}"${line ? ` line ${line}` : ''}: unknown field "${dotted(keys)}" (ignored)`;
+    const hint = suggestion === undefined ? '' : `; did you mean "${suggestion}"?`;
+    return `${what} "${file}"${line ? ` line ${line}` : ''}: unknown field "${dotted(keys)}" (ignored)${hint}`;
   });
   warnings.push(...duplicateKeys(doc, lc).map((w) => `${what} "${file}": ${w}`));
 
+  // Decoded values in the option table's order, as the layer has always listed them.
   const values = new Map<string, unknown>();
-  for (const leaf of leaves(configSpec)) {
-    const v = getIn(parsed.data, leaf.keys);
-    if (v !== undefined) values.set(leaf.path, v);
-  }
-  return { kind, file, values, deletions, warnings };
+  for (const leaf of leaves(configSpec)) if (decoded.values.has(leaf.path)) values.set(leaf.path, decoded.values.get(leaf.path));
+  const layer: FileLayer = { kind, file, values, deletions, warnings };
+  if (problems.length > 0) throw new FileLayerError(problems, layer);
+  return layer;
+}
+
+/**
+ * The message for one field issue: a value of the wrong type for an option
+ * whose kind has a file hint says what is wanted, as the flag's parser does
+ * (`expected a duration with a unit ..., got the number 10`).
+ */
+function issueMessage(issue: FieldIssue, fields: Record<string, unknown>): string {
+  const kind = issue.opt?.kind;
+  const hint = issue.keys.length === issue.depth ? kind?.fileHint : issue.keys.length === (issue.depth ?? 0) + 1 ? kind?.fileItemHint : undefined;
+  // safeRecord reports a non-mapping as a custom issue in zod's wording.
+  const wrongType = issue.code === 'invalid_type' || issue.code === 'invalid_union' || /^Invalid input: expected \w+, received \w+$/.test(issue.message);
+  if (hint === undefined || !wrongType) return issue.message;
+  return `expected ${hint}, got ${describeValue(getIn(fields, issue.keys.map(String)), issue.opt?.sensitive === true)}`;
+}
+
+/** Where the first alias without an anchor before it is, if there is one. */
+function unresolvedAlias(doc: Document, lc: LineCounter): { line: number; col: number } | undefined {
+  let found: { line: number; col: number } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined || !node.range) return undefined;
+      found = lc.linePos(node.range[0]);
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** yaml's message without its position (the caller gives line and column) or its code excerpt. */
+function yamlReason(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 }
 
 /** Removes `key: null` entries of map-valued fields from `fields` and returns them by field path. */
@@ -177,7 +220,7 @@ export async function listDropIns(dir: string): Promise<string[]> {
       names = await readdir(d);
     } catch (cause) {
       const what = top ? 'drop-in directory' : 'drop-in subdirectory';
-      throw new ConfigFileError(`failed to read ${what} "${d}": ${errno(cause)}`, { file: d, cause });
+      throw new ConfigFileError(`failed to read ${what} "${d}": ${errno(cause, 'directory')}`, { file: d, cause });
     }
     for (const name of names.sort()) {
       const path = join(d, name);
@@ -185,7 +228,7 @@ export async function listDropIns(dir: string): Promise<string[]> {
       try {
         entry = await lstat(path);
       } catch (cause) {
-        throw new ConfigFileError(`failed to read drop-in directory entry "${path}": ${errno(cause)}`, { file: path, cause });
+        throw new ConfigFileError(`failed to read drop-in directory entry "${path}": ${errno(cause, 'file')}`, { file: path, cause });
       }
       if (entry.isDirectory()) {
         await walk(path, false);
@@ -197,7 +240,7 @@ export async function listDropIns(dir: string): Promise<string[]> {
         try {
           target = await stat(path);
         } catch (cause) {
-          throw new ConfigFileError(`failed to read drop-in config file "${path}": ${errno(cause)} (a dangling symbolic link?)`, { file: path, cause });
+          throw new ConfigFileError(`failed to read drop-in config file "${path}": ${errno(cause, 'file')} (a dangling symbolic link?)`, { file: path, cause });
         }
       }
       if (!target.isFile()) throw new ConfigFileError(`drop-in config file "${path}" is not a regular file`, { file: path });

@@ -11,19 +11,29 @@ import { flagTextOf, shellQuote } from './kinds.js';
 import { getIn, leaves, setIn, type Leaf } from './spec.js';
 import { describeSource, type Source } from './resolve.js';
 import { emitYaml, type EntryComments } from './yaml-emit.js';
+import { isSensitive, redactEncoded, shownValue, REDACTED } from './redact.js';
 
-/** The configuration in its file representation (what /configz serves). */
+/**
+ * The configuration in its file representation as it may be shown (what
+ * --print-config prints and /configz will serve): sensitive values redacted.
+ */
 export function encodeConfig(config: AgentConfiguration): Record<string, unknown> {
   const out: Record<string, unknown> = { apiVersion: CONFIG_API_VERSION, kind: CONFIG_KIND };
-  for (const leaf of leaves(configSpec)) {
-    setIn(out, leaf.keys, leaf.opt.kind.encode(getIn(config, leaf.keys) as never));
-  }
+  for (const leaf of leaves(configSpec)) setIn(out, leaf.keys, shownValue(leaf, config));
   return out;
 }
 
-/** `--name=value`, shell-quoted where needed. */
+/** `--name=value`, shell-quoted where needed; a sensitive value as `<redacted>`. */
 function flagArg(leaf: Leaf, value: unknown): string {
-  return `--${leaf.opt.flag}=${shellQuote(flagTextOf(leaf.opt.kind, value as never))}`;
+  const text = flagTextOf(leaf.opt.kind, value as never);
+  return `--${leaf.opt.flag}=${shellQuote(isSensitive(leaf.opt) ? String(redactEncoded(leaf.opt, text)) : text)}`;
+}
+
+/** Sensitive fields whose printed value hides something, for the header's note. */
+function redactedFields(config: AgentConfiguration, encoded: Record<string, unknown>): string[] {
+  return leaves(configSpec)
+    .filter((leaf) => isSensitive(leaf.opt) && JSON.stringify(getIn(encoded, leaf.keys)) !== JSON.stringify(leaf.opt.kind.encode(getIn(config, leaf.keys) as never)))
+    .map((leaf) => leaf.path);
 }
 
 /** Fields a flag set to a zero value that a config file would read as "unset". */
@@ -49,7 +59,9 @@ export function printConfig(config: AgentConfiguration, provenance: ReadonlyMap<
     const shown = JSON.stringify(leaf.opt.kind.encode(getIn(config, leaf.keys) as never));
     notes.set(leaf.path, { ...notes.get(leaf.path), before: ` ${shown} cannot be expressed in a config file (it means "default" there); pass ${flagArg(leaf, getIn(config, leaf.keys))}` });
   }
-  const header = ' Effective agent configuration. Each field says where its value came from:\n default, --config FILE, drop-in FILE or flag --NAME.';
+  const hidden = redactedFields(config, encoded);
+  const note = hidden.length === 0 ? '' : `\n Values that may carry credentials are shown as ${REDACTED} (${hidden.join(', ')}).`;
+  const header = ` Effective agent configuration. Each field says where its value came from:\n default, --config FILE, drop-in FILE or flag --NAME.${note}`;
   let text = emitYaml(encoded, (keys) => notes.get(keys.join('.')), header);
   if (flags) text += flagsComment(flags, zeroes, config);
   return text;

@@ -4,7 +4,7 @@
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
 import { configSpec, type AgentConfiguration } from './options.js';
 import { flagSpec, type AgentFlags } from './flag-options.js';
-import type { FileLayer } from './load.js';
+import { FileLayerError, type FileLayer } from './layer.js';
 import { build, clone, leaves, type Leaf } from './spec.js';
 
 export type Source =
@@ -52,6 +52,24 @@ export interface ResolvedConfig {
 
 export const DROPIN_ENV = 'AGENT_CONFIG_DROPIN_DIR_ALPHA';
 
+/**
+ * Problems in the files. `partial` is the configuration from what did decode
+ * (defaults where a field was wrong), with every file's warnings, so the
+ * caller can run the field checks as well and report all in one pass.
+ * `complete` is false when a file or directory could not be read or parsed at
+ * all: the partial configuration then lacks whole files, and checking it
+ * would report problems the operator does not have.
+ */
+export class ResolveError extends ValidationError {
+  constructor(
+    problems: readonly AgentError[],
+    readonly partial: ResolvedConfig,
+    readonly complete: boolean,
+  ) {
+    super(problems);
+  }
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Resolves the effective configuration. Throws ValidationError listing every file problem found. */
@@ -69,10 +87,14 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
 
   const layers: FileLayer[] = [];
   const problems: AgentError[] = [];
+  let complete = true;
   const collect = async (load: () => Promise<void>): Promise<void> => {
     try {
       await load();
     } catch (e) {
+      // A file with field problems still gives its good fields (see ResolveError).
+      if (e instanceof FileLayerError) layers.push(e.layer);
+      else complete = false;
       if (e instanceof ValidationError) problems.push(...e.problems);
       else if (e instanceof ConfigFileError) problems.push(e);
       else throw e;
@@ -84,6 +106,7 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   if (withFile && load) await collect(async () => void layers.push(await load.loadConfigFile(flags.config, 'file')));
   if (flags.configDir !== '') {
     if (input.env[DROPIN_ENV] === undefined) {
+      complete = false;
       problems.push(new ConfigFileError(`--config-dir "${flags.configDir}" is given but the environment variable ${DROPIN_ENV} is not set; set it (to any value) to enable drop-in configuration`, { flag: '--config-dir', file: flags.configDir }));
     } else if (load) {
       await collect(async () => {
@@ -91,7 +114,6 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
       });
     }
   }
-  if (problems.length > 0) throw new ValidationError(problems);
 
   const byPath = new Map(leaves(configSpec).map((l) => [l.path, l]));
   const derived = new Set<string>();
@@ -105,7 +127,9 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   }
 
   const config = build(configSpec, (leaf) => values.get(leaf.path));
-  return { config, flags, provenance, files: layers.map((l) => l.file), warnings: layers.flatMap((l) => l.warnings) };
+  const resolved: ResolvedConfig = { config, flags, provenance, files: layers.map((l) => l.file), warnings: layers.flatMap((l) => l.warnings) };
+  if (problems.length > 0) throw new ResolveError(problems, resolved, complete);
+  return resolved;
 }
 
 /**

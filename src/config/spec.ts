@@ -17,8 +17,12 @@ export const SECTIONS: ReadonlyArray<{ id: Section; title: string; spec: string 
   { id: 'limits', title: 'Limits', spec: '8' },
 ];
 
-/** cfg: deprecated as a flag in favour of the config file. removal: removal announced. */
-export type Marker = 'cfg' | 'alpha' | 'beta' | 'removal';
+/**
+ * cfg: deprecated as a flag in favour of the config file. removal: removal
+ * announced. sensitive: the value may carry credentials; whatever shows
+ * configuration redacts it (redact.ts).
+ */
+export type Marker = 'cfg' | 'alpha' | 'beta' | 'removal' | 'sensitive';
 
 export interface OptInit<T> {
   kind: Kind<T>;
@@ -73,6 +77,11 @@ export class Opt<T> {
     this.help = init.help;
     this.defaultText = init.defaultText;
     this.gate = init.gate;
+  }
+
+  /** The value may carry credentials (marker `sensitive`): shown only through redact.ts. */
+  get sensitive(): boolean {
+    return this.markers.includes('sensitive');
   }
 
   get deprecated(): boolean {

@@ -2,7 +2,9 @@
 // need neither the runtime nor the API server. --print-config runs them too,
 // so an operator learns about a bad threshold before a restart, not after.
 import { isIP } from 'node:net';
-import type { CheckContext } from './validate.js';
+import type { CheckContext } from './check-context.js';
+import { configSpec } from './options.js';
+import { redactEncoded } from './redact.js';
 import { buildThresholds } from './values/eviction.js';
 import { validatePercentMap, validateResourceList, validateReservedMemory } from './values/resources.js';
 import { checkTls } from './values/tls.js';
@@ -56,7 +58,7 @@ export function startupChecks(c: CheckContext, cpuCount: () => number | undefine
   }
   for (const ip of cfg.clusterDNS) if (isIP(ip) === 0) c.problem(['clusterDNS'], `"${ip}" is not a valid IP address`);
   if (cfg.podCIDR !== '' && !isCidr(cfg.podCIDR)) c.problem(['podCIDR'], `"${cfg.podCIDR}" is not a valid CIDR`);
-  if (cfg.staticPodURL !== '' && !isHttpUrl(cfg.staticPodURL)) c.problem(['staticPodURL'], `"${cfg.staticPodURL}" is not an http(s) URL`);
+  if (cfg.staticPodURL !== '' && !isHttpUrl(cfg.staticPodURL)) c.problem(['staticPodURL'], `"${String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL))}" is not an http(s) URL`);
 
   try {
     if (parseQuantity(cfg.containerLogMaxSize).value < 0) c.warn('containerLogMaxSize is negative: container log rotation is disabled');

@@ -9,6 +9,7 @@ import { flagSpec, type AgentFlags } from './flag-options.js';
 import { leaves, type Leaf } from './spec.js';
 import { describeSource, type ResolvedConfig, type Source } from './resolve.js';
 import { startupChecks } from './startup-checks.js';
+import type { CheckContext } from './check-context.js';
 import { parseCpuSet } from './values/cpuset.js';
 
 const configLeaves = new Map(leaves(configSpec).map((l) => [l.path, l]));
@@ -22,15 +23,7 @@ export function nameOf(path: string): string {
   return f?.opt.flag ? `--${f.opt.flag}` : path;
 }
 
-export interface CheckContext {
-  readonly cfg: AgentConfiguration;
-  readonly flags: AgentFlags;
-  readonly gates: FeatureGates;
-  readonly provenance: ReadonlyMap<string, Source>;
-  /** Reports a problem concerning the given fields (first one is the main subject). */
-  problem(paths: readonly string[], message: string): void;
-  warn(message: string): void;
-}
+export type { CheckContext } from './check-context.js';
 
 export interface ValidationResult {
   readonly problems: AgentError[];

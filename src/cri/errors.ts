@@ -73,9 +73,33 @@ export class CriError extends AgentError {
   }
 }
 
-/** The CriError for a gRPC status received from a runtime. */
+/** The CriError for a gRPC status received from a runtime; its details as tidyDetails leaves them. */
 export function criErrorFromStatus(code: number, details: string, opts: CriErrorOptions = {}): CriError {
-  return new CriError(grpcStatusName(code), details, opts);
+  return new CriError(grpcStatusName(code), tidyDetails(details), opts);
+}
+
+/**
+ * grpc-js ends the details of a call that found no connection with
+ * `Resolution note: <what name resolution said>`, and the note is empty for a
+ * unix socket or a literal address: the message then ended in a dangling
+ * `Resolution note: `. An empty trailer is dropped; everything else is kept as
+ * the runtime or transport wrote it. Pure.
+ */
+export function tidyDetails(details: string): string {
+  return details.replace(/\s*Resolution note:\s*$/, '');
+}
+
+/**
+ * What an operator can do about a runtime that cannot be reached, from the
+ * transport's error in `details` (grpc-js puts node's errno code there):
+ * undefined when there is nothing more to say than the details. Pure; used in
+ * the start-up wait's messages.
+ */
+export function unreachableHint(details: string, endpoint: string): string | undefined {
+  if (/\bENOENT\b/.test(details)) return `no socket exists at ${endpoint}: is the container runtime running, and does --container-runtime-endpoint name its socket?`;
+  if (/\bECONNREFUSED\b/.test(details)) return `nothing accepts connections at ${endpoint}: is the container runtime running?`;
+  if (/\bEACCES\b|\bEPERM\b/.test(details)) return `permission denied on ${endpoint}: the agent runs as a user the runtime's socket does not admit (the agent normally runs as root)`;
+  return undefined;
 }
 
 export function isCriError(e: unknown): e is CriError {

@@ -9,16 +9,16 @@
 // ManualClock (or fake timers, with the default Date.now clock) and the next
 // relist sees the exit. Only pull delays and blocked calls wait in real time.
 
-import { onAbort } from '../lifecycle/abort.js';
 import { CriError, type GrpcStatusName } from './errors.js';
+import { FakeFaults, type FakeBlock, type FakeCall } from './fake-faults.js';
 import { copyImage, FakeImageStore, type FakeImage, type FakePullBehaviour } from './fake-images.js';
+import { containerBase, labelsMatch, sandboxView, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 import type { CriMethod, CriMethodArgs } from './methods.js';
 import type {
   AuthConfig,
   Container,
   ContainerConfig,
   ContainerFilter,
-  ContainerState,
   ContainerStatus,
   FilesystemUsage,
   Image,
@@ -28,29 +28,13 @@ import type {
   Runtime,
   RuntimeCondition,
   SandboxFilter,
-  SandboxState,
   VersionInfo,
 } from './types.js';
 
 export type { FakeImage, FakePullBehaviour } from './fake-images.js';
 export { normalizeImageRef } from './fake-images.js';
-
-/** What a started container "does". Returned by the onStart program; all optional. */
-export interface FakeProcess {
-  /** Exits this long after it started; absent: runs until stopped. 0: exits at once (a crash loop). */
-  exitAfterMs?: number;
-  /** Exit code of that exit; default 0. */
-  exitCode?: number;
-  /** Default 'Completed' for 0, 'Error' otherwise (containerd's reasons); e.g. 'OOMKilled'. */
-  reason?: string;
-  message?: string;
-  /** The start itself fails: StartContainer rejects (UNKNOWN) and the container is EXITED, 128, StartError. */
-  startError?: string;
-  /** Exit code when StopContainer stops it with a grace period; default 143 (SIGTERM). A zero timeout gives 137. */
-  stopExitCode?: number;
-}
-
-export type FakeProgram = (config: ContainerConfig, ids: { containerId: string; podSandboxId: string }) => FakeProcess | undefined;
+export type { FakeBlock, FakeCall } from './fake-faults.js';
+export { ManualClock, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 
 export interface FakeRuntimeOptions {
   /** Nanoseconds since the epoch; default the wall clock (Date.now, so vitest's fake timers drive it). */
@@ -64,75 +48,22 @@ export interface FakeRuntimeOptions {
   runtimeName?: string;
 }
 
-/** A settable clock for deterministic tests. */
-export class ManualClock {
-  constructor(private ns: bigint = 1_700_000_000_000_000_000n) {}
-  readonly now = (): bigint => this.ns;
-  advance(ms: number): void {
-    this.ns += BigInt(Math.round(ms * 1e6));
-  }
-}
-
-export interface FakeCall {
-  method: CriMethod;
-  args: unknown[];
-}
-
-/** A call held by block(): `arrived` resolves when it comes in, `release()` lets it proceed, `cancelled` resolves if its signal aborts. */
-export interface FakeBlock {
-  readonly arrived: Promise<void>;
-  readonly cancelled: Promise<unknown>;
-  release(): void;
-}
-
-export interface FakeSandbox {
-  readonly id: string;
-  readonly config: PodSandboxConfig;
-  readonly runtimeHandler: string;
-  state: SandboxState;
-  readonly createdAt: bigint;
-  readonly ip: string;
-}
-
-export interface FakeContainer {
-  readonly id: string;
-  readonly podSandboxId: string;
-  readonly config: ContainerConfig;
-  readonly imageRef: string;
-  state: ContainerState;
-  readonly createdAt: bigint;
-  startedAt: bigint;
-  finishedAt: bigint;
-  exitCode: number;
-  reason: string;
-  message: string;
-  process: FakeProcess;
-}
-
-interface PendingBlock {
-  arrivedResolve(): void;
-  cancelledResolve(reason: unknown): void;
-  released: Promise<void>;
-}
-
 const MS = 1_000_000n;
 
 export class FakeRuntime implements Runtime {
+  private readonly faults = new FakeFaults();
   /** Every call, in order, with its arguments (the signal left out), including calls that failed. */
-  readonly calls: FakeCall[] = [];
+  readonly calls: FakeCall[] = this.faults.calls;
   readonly images: FakeImageStore = new FakeImageStore();
   private readonly now: () => bigint;
   private program: FakeProgram;
   private readonly runtimeName: string;
   private readonly sandboxMap = new Map<string, FakeSandbox>();
   private readonly containerMap = new Map<string, FakeContainer>();
-  private readonly failures = new Map<CriMethod, CriError[]>();
-  private readonly blocks = new Map<CriMethod, PendingBlock[]>();
   private readonly conditions = new Map<string, RuntimeCondition>([
     ['RuntimeReady', { type: 'RuntimeReady', status: true, reason: '', message: '' }],
     ['NetworkReady', { type: 'NetworkReady', status: true, reason: '', message: '' }],
   ]);
-  private down = false;
   private seq = 0;
 
   constructor(opts: FakeRuntimeOptions = {}) {
@@ -151,30 +82,19 @@ export class FakeRuntime implements Runtime {
 
   /** The next `times` calls of `method` fail with `error` (a CriError, or a status with a stock message). */
   failNext(method: CriMethod, error: CriError | GrpcStatusName, times = 1): void {
-    const e = typeof error === 'string' ? new CriError(error, `injected ${error} for ${method}`) : error;
-    const q = this.failures.get(method) ?? [];
-    for (let i = 0; i < times; i++) q.push(e);
-    this.failures.set(method, q);
+    this.faults.failNext(method, error, times);
   }
 
   /** Runtime down: while set, every call fails with UNAVAILABLE, as when the socket is gone. State is kept. */
   setDown(down: boolean): void {
-    this.down = down;
+    this.faults.setDown(down);
   }
 
   /** Holds the next call of `method` until released (or until its signal aborts). */
   block(method: CriMethod): FakeBlock {
-    let arrivedResolve!: () => void;
-    let cancelledResolve!: (reason: unknown) => void;
-    let release!: () => void;
-    const arrived = new Promise<void>((r) => (arrivedResolve = r));
-    const cancelled = new Promise<unknown>((r) => (cancelledResolve = r));
-    const released = new Promise<void>((r) => (release = r));
-    const q = this.blocks.get(method) ?? [];
-    q.push({ arrivedResolve, cancelledResolve, released });
-    this.blocks.set(method, q);
-    return { arrived, cancelled, release };
+    return this.faults.block(method);
   }
+
 
   setCondition(type: string, status: boolean, reason = '', message = ''): void {
     this.conditions.set(type, { type, status, reason, message });
@@ -356,29 +276,12 @@ export class FakeRuntime implements Runtime {
 
   // ---- internals ----------------------------------------------------------------
 
-  /** Records the call, then applies (in order) abort, down mode, an injected failure, a block; settles exits. */
+  /** Every method's entry: the faults first (they may reject or hold the call), then container exits settle. */
   private async enter(method: CriMethod, args: unknown[], signal: AbortSignal | undefined): Promise<void> {
-    this.calls.push({ method, args: structuredClone(args) });
-    if (signal?.aborted === true) throw signal.reason;
-    if (this.down) throw new CriError('UNAVAILABLE', 'connection error: dial unix: connect: no such file or directory (fake runtime is down)');
-    const failure = this.failures.get(method)?.shift();
-    if (failure !== undefined) throw failure;
-    const block = this.blocks.get(method)?.shift();
-    if (block !== undefined) {
-      block.arrivedResolve();
-      await new Promise<void>((resolve, reject) => {
-        const detach = signal === undefined ? () => {} : onAbort(signal, (reason) => {
-          block.cancelledResolve(reason);
-          reject(reason);
-        });
-        void block.released.then(() => {
-          detach();
-          resolve();
-        });
-      });
-    }
+    await this.faults.enter(method, args, signal);
     this.settle();
   }
+
 
   private settle(): void {
     const now = this.now();
@@ -419,32 +322,3 @@ export class FakeRuntime implements Runtime {
   }
 }
 
-function labelsMatch(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
-  if (selector === undefined) return true;
-  return Object.entries(selector).every(([k, v]) => labels[k] === v);
-}
-
-function sandboxView(s: FakeSandbox): PodSandbox {
-  return {
-    id: s.id,
-    metadata: { ...s.config.metadata },
-    state: s.state,
-    createdAt: s.createdAt,
-    labels: { ...s.config.labels },
-    annotations: { ...s.config.annotations },
-    runtimeHandler: s.runtimeHandler,
-  };
-}
-
-function containerBase(c: FakeContainer): Omit<Container, 'podSandboxId'> {
-  return {
-    id: c.id,
-    metadata: { ...c.config.metadata },
-    image: c.config.image,
-    imageRef: c.imageRef,
-    state: c.state,
-    createdAt: c.createdAt,
-    labels: { ...c.config.labels },
-    annotations: { ...c.config.annotations },
-  };
-}

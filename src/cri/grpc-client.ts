@@ -10,7 +10,7 @@
 
 import { AgentError } from '../errors.js';
 import { parseEndpoint, type ParsedEndpoint } from './endpoint.js';
-import { isTransient, isUnimplemented } from './errors.js';
+import { isCriError, isTransient, isUnimplemented, unreachableHint } from './errors.js';
 import { Connection, type CriLog } from './grpc-connection.js';
 import { METHODS } from './methods.js';
 import { loadCriProto } from './proto.js';
@@ -126,16 +126,17 @@ async function handshake(conn: Connection, method: 'version' | 'imageFsInfo', op
           { cause: err },
         );
       }
+      const why = err instanceof Error ? err.message : String(err);
+      const hint = isCriError(err) ? unreachableHint(err.details, ep.endpoint) : undefined;
       const giveUp = (timedOut: boolean): AgentError => {
-        const why = err instanceof Error ? err.message : String(err);
         const waited = timedOut ? ` (gave up after ${connectTimeoutMs / 1000}s)` : '';
-        return new AgentError('ESTARTUP', `cannot use the container runtime at ${ep.endpoint}${waited}: ${why}`, { cause: err });
+        return new AgentError('ESTARTUP', `cannot use the container runtime at ${ep.endpoint}${waited}: ${why}${hint === undefined ? '' : `; ${hint}`}`, { cause: err });
       };
       if (!isTransient(err)) throw giveUp(false);
       if (Date.now() >= deadline) throw giveUp(true);
       if (!announced) {
         announced = true;
-        opts.log.info('Waiting for the container runtime', { endpoint: ep.endpoint, err: err instanceof Error ? err.message : String(err), timeoutMs: connectTimeoutMs });
+        opts.log.info('Waiting for the container runtime', { endpoint: ep.endpoint, err: why, ...(hint === undefined ? {} : { hint }), timeoutMs: connectTimeoutMs });
       }
       const ready = await conn.waitForReady(deadline, opts.signal);
       if (isAborted(opts.signal)) throw opts.signal?.reason;

@@ -27,6 +27,9 @@ export interface CriLog {
   v?(level: number): { info(msg: string, fields?: Record<string, unknown>): void } | undefined;
 }
 
+/** The longest one connectivity watch lasts: what an abort may leave pending on the timer queue. */
+export const WATCH_STEP_MS = 250;
+
 /** V-level of the per-call trace (method, duration, status). */
 export const CALL_TRACE_LEVEL = 5;
 
@@ -146,15 +149,40 @@ export class Connection {
 
   /**
    * Resolves true once the channel is connected; false at `deadline` (epoch
-   * ms) if it is not by then, or when `signal` aborts. Dials if the channel is idle.
+   * ms) if it is not by then, when `signal` aborts, or once the connection is
+   * closed. Dials if the channel is idle. Called by the start-up handshake
+   * only; never rejects.
+   *
+   * Not grpc-js's Client.waitForReady: its state watcher cannot be cancelled,
+   * so after an abort its deadline timer (up to the whole 30 s start-up wait)
+   * kept the process alive, and on close() it asked the shut-down channel to
+   * connect again, which undid the shutdown. Here each watch is at most
+   * WATCH_STEP_MS long, and a watcher that fires after the abort or the close
+   * does nothing.
    */
   waitForReady(deadline: number, signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted === true || this.closed) return Promise.resolve(false);
+    const { READY, SHUTDOWN } = this.grpc.connectivityState;
     return new Promise<boolean>((resolve) => {
-      const detach = signal === undefined ? () => {} : onAbort(signal, () => resolve(false));
-      this.client.waitForReady(deadline, (err) => {
+      let done = false;
+      let detach = (): void => {};
+      const finish = (ready: boolean): void => {
+        if (done) return;
+        done = true;
         detach();
-        resolve(err === undefined || err === null);
-      });
+        resolve(ready);
+      };
+      const check = (): void => {
+        if (done) return;
+        if (this.closed) return finish(false);
+        const state = this.channel.getConnectivityState(true);
+        if (state === READY) return finish(true);
+        const now = Date.now();
+        if (state === SHUTDOWN || now >= deadline) return finish(false);
+        this.channel.watchConnectivityState(state, Math.min(deadline, now + WATCH_STEP_MS), check);
+      };
+      if (signal !== undefined) detach = onAbort(signal, () => finish(false));
+      check();
     });
   }
 

@@ -16,6 +16,21 @@ export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImage
 
 export type EnsureResult = { ok: true; imageRef: string; pulled: boolean } | { ok: false; reason: ImageFailureReason; message: string };
 
+/** One container's image, as its pod sync asks for it. */
+export interface ImageRequest {
+  image: string;
+  policy: PullPolicy;
+  /** Pull back-off is kept per key and image: the pod's UID. */
+  backoffKey: string;
+  /** The pod's sandbox configuration, handed to the runtime with the pull. */
+  sandbox: PodSandboxConfig;
+}
+
+/** A place the caller holds that must not be held through a pull (util/rate-limit.ts SlotHold fits). */
+export interface Releasable {
+  release(): void;
+}
+
 export interface ImageManagerOptions {
   images: ImageService;
   /** How many pulls may run at once (1: --serialize-image-pulls; config/effective.ts); undefined: no bound. */
@@ -61,8 +76,15 @@ export class ImageManager {
     this.bucket = opts.rateLimit ? new TokenBucket(opts.rateLimit.qps, opts.rateLimit.burst) : undefined;
   }
 
-  /** `beforePull` runs just before a pull begins (the caller's pod start slot is not held through a pull). */
-  async ensure(image: string, policy: PullPolicy, backoffKey: string, sandbox: PodSandboxConfig, signal: AbortSignal, beforePull?: () => void): Promise<EnsureResult> {
+  /**
+   * Makes `req.image` present. Called by the pod sync for each container it
+   * starts; blocks through a pull (the pull is cancelled when `signal` aborts,
+   * and then rejects), otherwise never throws: failures are waiting reasons.
+   * `held`, a place the caller holds (its pod start slot), is released just
+   * before a pull begins and not otherwise: it is not held through a pull.
+   */
+  async ensure(req: ImageRequest, signal: AbortSignal, held?: Releasable): Promise<EnsureResult> {
+    const { image, policy, backoffKey, sandbox } = req;
     if (!VALID_IMAGE.test(image)) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": invalid reference format` };
     const ref = withDefaultTag(image);
     if (policy !== 'Always') {
@@ -79,7 +101,7 @@ export class ImageManager {
     if (this.opts.backoff.inBackoffSinceUpdate(key)) {
       return { ok: false, reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
     }
-    beforePull?.();
+    held?.release();
     try {
       const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
       this.remember(ref, imageRef);

@@ -23,7 +23,9 @@ const CACHED_LEVELS = 16;
 /**
  * component-base key order: `msg`, then `v` (absent on errors, as zapr's
  * Error adds none), then `err`, then the call's fields. The keys the format
- * owns are not overwritten by fields of the same name.
+ * owns are not overwritten by fields of the same name; `severity` (added by
+ * pino-bridge.ts to warnings and errors) is owned too, so a field of that
+ * name never makes an info record read as an error.
  */
 function jsonRecord(sev: Severity, level: number, msg: string, fields: LogFields | undefined): Record<string, unknown> {
   const obj: Record<string, unknown> = { msg };
@@ -31,7 +33,7 @@ function jsonRecord(sev: Severity, level: number, msg: string, fields: LogFields
   if (fields === undefined) return obj;
   if (fields['err'] !== undefined) obj['err'] = fields['err'];
   for (const key in fields) {
-    if (!Object.hasOwn(obj, key) && key !== 'err') obj[key] = fields[key];
+    if (!Object.hasOwn(obj, key) && key !== 'err' && key !== 'severity') obj[key] = fields[key];
   }
   return obj;
 }

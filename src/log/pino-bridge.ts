@@ -42,6 +42,22 @@ export function severityOfPinoLevel(level: number): Severity {
   return 'I';
 }
 
+/** The `severity` value of a JSON record by its text severity letter; info has none. */
+export const JSON_SEVERITY: Readonly<Record<Exclude<Severity, 'I'>, string>> = { W: 'WARNING', E: 'ERROR', F: 'FATAL' };
+
+/**
+ * The level part of a JSON record: nothing for info (component-base's records
+ * carry none; `v` says the verbosity), `{"severity":"WARNING"|"ERROR"|"FATAL"}`
+ * otherwise. component-base marks errors only by a missing `v` and writes
+ * klog's warnings exactly like info, so a log shipper could not tell them
+ * apart. The values are klog's severity names (Google Cloud Logging, for
+ * one, reads this key and these values). JSON format only.
+ */
+export function jsonSeverity(level: number): { severity?: string } {
+  const sev = severityOfPinoLevel(level);
+  return sev === 'I' ? {} : { severity: JSON_SEVERITY[sev] };
+}
+
 /**
  * Replaces an Error in `err` by its message (component-base's `err` string)
  * followed by an `errDetails` object; key order is otherwise kept.
@@ -128,6 +144,8 @@ export function createBasePino(deps: BridgeDeps): PinoLogger {
         level: () => ({}),
         log: expandErr,
       },
+      // JSON warnings and errors get `severity` (after `ts` and the bindings, before `msg`).
+      ...(deps.format === 'json' ? { mixin: (_obj: object, level: number) => jsonSeverity(level) } : {}),
       hooks: { streamWrite: (s) => (s.startsWith('{,') ? `{${s.slice(2)}` : s) },
     },
     new PinoDestination(deps),

@@ -4,10 +4,11 @@
 // Healthy while the last successful relist is recent (the kubelet: 3 minutes).
 import type { RuntimeService } from '../cri/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
-import { abortableSleep } from '../lifecycle/abort.js';
+import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
 import { newStatusCache, observeAll, signature } from '../runtime-view/observe.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
+import { createCoalescer, type Coalescer } from '../util/coalesce.js';
 
 export const RELIST_PERIOD_MS = 1000;
 export const RELIST_THRESHOLD_MS = 3 * 60_000;
@@ -38,9 +39,6 @@ export function createPleg(opts: PlegOptions): Pleg {
   let lastOk = now();
   let previous = new Map<string, { pod: ObservedPod; sig: string }>();
   let previousSnapshot: ReadonlyMap<string, ObservedPod> | undefined;
-  let wake: (() => void) | undefined;
-  /** A kick that came during a relist: that relist may have begun too early for the kicker. */
-  let kickedDuringRelist = false;
   const cache = newStatusCache();
   let lastError: string | undefined;
 
@@ -65,34 +63,40 @@ export function createPleg(opts: PlegOptions): Pleg {
     opts.onRelist(changed, snapshot, startedAt);
   }
 
+  /** Started with the component: one relist at a time, one every period, one more at once when kicked. */
+  let relists: Coalescer | undefined;
+  /** A kick before the component runs: its first relist may begin too early for the kicker, so one more follows. */
+  let kickedEarly = false;
+
+  /** One relist; a failure is logged (once while it repeats) and never ends the period. */
+  async function relistOnce(signal: AbortSignal): Promise<void> {
+    try {
+      await relist(signal);
+      if (lastError) opts.log.info('Runtime relist works again');
+      lastError = undefined;
+    } catch (e) {
+      if (signal.aborted) return;
+      const msg = (e as Error).message;
+      if (msg !== lastError) opts.log.error('Runtime relist failed', { err: e });
+      lastError = msg;
+    }
+  }
+
   const component = defineComponent('pleg', async (signal, markReady) => {
-    let first = true;
-    while (!signal.aborted) {
-      try {
-        await relist(signal);
-        if (lastError) opts.log.info('Runtime relist works again');
-        lastError = undefined;
-      } catch (e) {
-        if (signal.aborted) break;
-        const msg = (e as Error).message;
-        if (msg !== lastError) opts.log.error('Runtime relist failed', { err: e });
-        lastError = msg;
-      }
-      if (first) {
-        markReady();
-        first = false;
-      }
-      if (kickedDuringRelist) {
-        kickedDuringRelist = false;
-        continue;
-      }
-      try {
-        await Promise.race([abortableSleep(period, signal), new Promise<void>((r) => (wake = r))]);
-      } catch {
-        break;
-      } finally {
-        wake = undefined;
-      }
+    // Ready after the first relist, whether it worked or not (a second one a kick asked for is not awaited);
+    // stopped during it, never ready.
+    const trigger = createCoalescer(async (s) => {
+      await relistOnce(s);
+      if (!s.aborted) markReady();
+    }, { signal, periodMs: period });
+    relists = trigger;
+    try {
+      // relistOnce never throws: neither do these.
+      void trigger.kick();
+      if (kickedEarly) void trigger.kick();
+      await waitForAbort(signal);
+    } finally {
+      await trigger.idle();
     }
   });
 
@@ -102,8 +106,8 @@ export function createPleg(opts: PlegOptions): Pleg {
       return age > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(age / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
     },
     kick: () => {
-      if (wake) wake();
-      else kickedDuringRelist = true;
+      if (relists) void relists.kick();
+      else kickedEarly = true;
     },
   });
 }

@@ -3,15 +3,15 @@
 // the pod lifecycle that calls the runtime. Each step's failure becomes the
 // waiting reason the kubelet would report, and the pod is retried later.
 import { mkdir, rm } from 'node:fs/promises';
-import type { Pod } from '../api/pod-types.js';
+import type { Container as ContainerSpec, Pod } from '../api/pod-types.js';
 import type { PodSandboxConfig, RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
 import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';
-import type { Semaphore } from '../util/rate-limit.js';
+import { SlotHold, type Semaphore } from '../util/rate-limit.js';
 import { computePodActions, type PodActions } from './actions.js';
 import { containerConfig, ContainerConfigError, type ContainerSettings } from './container-config.js';
-import { containerHash } from './labels.js';
+import { containerHash, type ContainerType } from './labels.js';
 import { latestByName, type ObservedPod } from './observed.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 
@@ -44,6 +44,8 @@ export interface SyncDeps {
   nodeName: string;
   hostIP: string;
   log: AgentLogger;
+  /** Monotonic ms that time a container's stop against its grace period; performance.now() by default. */
+  now?: () => number;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -51,15 +53,54 @@ const NS_PER_MS = 1_000_000n;
 /** The kubelet's minimumGracePeriodInSeconds: a container always gets this long to stop before SIGKILL. */
 export const MIN_GRACE_PERIOD_SECONDS = 2;
 
-function stopContainer(deps: SyncDeps, id: string, gracePeriodSeconds: number, signal: AbortSignal): Promise<void> {
-  return deps.runtime.stopContainer(id, Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds), signal);
+/**
+ * Whether a stop that took `elapsedMs` ended within its grace period. The
+ * runtime sends SIGTERM, waits the grace period, then SIGKILL: a stop that
+ * lasted the whole grace period ended with the kill. Pure.
+ */
+export function stoppedWithinGrace(elapsedMs: number, gracePeriodSeconds: number): boolean {
+  return elapsedMs < gracePeriodSeconds * 1000;
+}
+
+/** What stopping a pod's containers needs: its logger (pod and podUID set), the dependencies, the signal of the sync. */
+interface StopContext {
+  deps: SyncDeps;
+  log: AgentLogger;
+  signal: AbortSignal;
+}
+
+/**
+ * Stops one container with the grace period (at least MIN_GRACE_PERIOD_SECONDS)
+ * and says so: when the stop begins (the kubelet's "Killing container with a
+ * grace period"), and when it ends whether the container exited within the
+ * grace period or was killed after it, so a container that ignores SIGTERM is
+ * not a silent wait. Blocks for as long as the runtime's stop; throws its error.
+ */
+async function stopContainer(ctx: StopContext, c: { id: string; name: string }, gracePeriodSeconds: number, why?: { reason: string; message: string }): Promise<void> {
+  const gracePeriod = Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds);
+  const now = ctx.deps.now ?? (() => performance.now());
+  ctx.log.info('Killing container with a grace period', { container: c.name, containerID: c.id, gracePeriod, ...why });
+  const began = now();
+  await ctx.deps.runtime.stopContainer(c.id, gracePeriod, ctx.signal);
+  const elapsedMs = Math.round(now() - began);
+  const fields = { container: c.name, containerID: c.id, gracePeriod, elapsedMs };
+  if (stoppedWithinGrace(elapsedMs, gracePeriod)) ctx.log.info('Container exited within its grace period', fields);
+  else ctx.log.info('Container did not exit within its grace period; killed', fields);
+}
+
+async function killAll(ctx: StopContext, observed: ObservedPod, gracePeriodSeconds: number): Promise<void> {
+  const running = observed.containers.filter((c) => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN');
+  await Promise.all(running.map((c) => stopContainer(ctx, c, gracePeriodSeconds)));
+  for (const s of observed.sandboxes) if (s.ready) await ctx.deps.runtime.stopPodSandbox(s.id, ctx.signal);
+}
+
+function podLog(deps: SyncDeps, observed: { namespace: string; name: string; uid: string }): AgentLogger {
+  return deps.log.child({ pod: `${observed.namespace}/${observed.name}`, podUID: observed.uid });
 }
 
 /** Stops every container (with the grace period, at least MIN_GRACE_PERIOD_SECONDS) and then every sandbox of the pod. */
 export async function killPod(observed: ObservedPod, gracePeriodSeconds: number, deps: SyncDeps, signal: AbortSignal): Promise<void> {
-  const running = observed.containers.filter((c) => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN');
-  await Promise.all(running.map((c) => stopContainer(deps, c.id, gracePeriodSeconds, signal)));
-  for (const s of observed.sandboxes) if (s.ready) await deps.runtime.stopPodSandbox(s.id, signal);
+  await killAll({ deps, log: podLog(deps, observed), signal }, observed, gracePeriodSeconds);
 }
 
 /** Stops and removes everything the runtime holds for a pod no source wants any more. */
@@ -74,27 +115,6 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   if (deps.container.podDataDir) await rm(deps.container.podDataDir(observed.uid), { recursive: true, force: true });
 }
 
-/**
- * A pod's hold on one of deps.startSlots: taken at its first runtime step and
- * kept through the next ones, as when a few pods are started one after the
- * other; given up for an image pull and when the sync ends. Handing the slot
- * back between a pod's own steps let queued sandboxes slip in between them.
- */
-class StartSlot {
-  private release: (() => void) | undefined;
-  constructor(private readonly slots: Semaphore | undefined) {}
-
-  async hold(priority: number): Promise<void> {
-    if (this.slots && !this.release) this.release = await this.slots.acquire(priority);
-  }
-
-  free = (): void => {
-    const release = this.release;
-    this.release = undefined;
-    release?.();
-  };
-}
-
 /** A pod that has its sandbox and needs a slot back (after a pull, or to restart a container) goes before new pods. */
 const SANDBOX_STEP = 0;
 const CONTAINER_STEP = 1;
@@ -103,64 +123,75 @@ function backoffKey(pod: Pod, name: string, hash: string): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid}/${name}/${hash}`;
 }
 
+/**
+ * One sync of one pod: what each of its steps reads, and the result they fill
+ * in. Built by syncPod and dropped when it returns. `slot` is the pod's hold on
+ * deps.startSlots: taken at its first runtime step and kept through the next
+ * ones, as when a few pods are started one after the other; given up for an
+ * image pull (the image manager releases it) and when the sync ends. Handing
+ * the slot back between a pod's own steps let queued sandboxes slip in.
+ */
+interface PodSync extends StopContext {
+  pod: Pod;
+  observed: ObservedPod;
+  slot: SlotHold;
+  result: SyncResult & { actions: PodActions };
+}
+
+/** The sandbox the pod's containers join. */
+interface SandboxFacts {
+  id: string;
+  config: PodSandboxConfig;
+  /** The pod's IP (the node's, on the host network); '' when the runtime reported none. */
+  podIP: string;
+}
+
 export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, signal: AbortSignal): Promise<SyncResult & { actions: PodActions }> {
   const actions = computePodActions(pod, observed);
   const result: SyncResult & { actions: PodActions } = { waiting: new Map(), actions };
   const grace = pod.spec.terminationGracePeriodSeconds;
-  const log = deps.log.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid });
-  const slot = new StartSlot(deps.startSlots);
+  const log = podLog(deps, pod.metadata);
+  const sync: PodSync = { pod, observed, deps, slot: new SlotHold(deps.startSlots), result, log, signal };
   try {
     if (actions.killPod) {
       if (observed.sandboxes.some((s) => s.ready) || observed.containers.some((c) => c.state === 'RUNNING')) {
         log.info('Stopping pod sandbox and containers', { reason: actions.createSandbox ? 'sandbox must be recreated' : 'pod has nothing left to run' });
       }
-      await killPod(observed, grace, deps, signal);
+      await killAll(sync, observed, grace);
     } else {
-      for (const k of actions.containersToKill) {
-        log.info('Killing container', { container: k.name, reason: k.reason, message: k.message });
-        await stopContainer(deps, k.id, grace, signal);
-      }
+      for (const k of actions.containersToKill) await stopContainer(sync, k, grace, { reason: k.reason, message: k.message });
     }
     if (!actions.createSandbox && actions.sandboxId === '') return result;
 
-    const sbConfig = sandboxConfig(pod, actions.sandboxAttempt, deps.sandbox);
-    let sandboxId = actions.sandboxId;
-    let podIP = observed.sandboxes.find((s) => s.id === sandboxId)?.ip ?? '';
+    const sandbox: SandboxFacts = {
+      id: actions.sandboxId,
+      config: sandboxConfig(pod, actions.sandboxAttempt, deps.sandbox),
+      podIP: observed.sandboxes.find((s) => s.id === actions.sandboxId)?.ip ?? '',
+    };
     if (actions.createSandbox) {
-      await mkdir(sbConfig.logDirectory, { recursive: true });
-      await slot.hold(SANDBOX_STEP);
-      sandboxId = await deps.runtime.runPodSandbox(sbConfig, pod.spec.runtimeClassName ?? '', signal);
+      await mkdir(sandbox.config.logDirectory, { recursive: true });
+      await sync.slot.hold(SANDBOX_STEP);
+      sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal);
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
-      podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandboxId, signal)).ip;
-      log.info('Created pod sandbox', { sandbox: sandboxId, attempt: actions.sandboxAttempt });
+      sandbox.podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandbox.id, signal)).ip;
+      log.info('Created pod sandbox', { sandbox: sandbox.id, attempt: actions.sandboxAttempt });
     }
-    if (pod.spec.hostNetwork) podIP = deps.hostIP;
-    await startContainers(pod, observed, actions, sandboxId, sbConfig, podIP, deps, slot, result, log, signal);
+    if (pod.spec.hostNetwork) sandbox.podIP = deps.hostIP;
+    await startContainers(sync, sandbox);
   } catch (e) {
     if (signal.aborted) throw e;
     result.error = e as Error;
   } finally {
-    slot.free();
+    sync.slot.release();
   }
   return result;
 }
 
-async function startContainers(
-  pod: Pod,
-  observed: ObservedPod,
-  actions: PodActions,
-  sandboxId: string,
-  sbConfig: PodSandboxConfig,
-  podIP: string,
-  deps: SyncDeps,
-  slot: StartSlot,
-  result: SyncResult,
-  log: AgentLogger,
-  signal: AbortSignal,
-): Promise<void> {
-  const latest = latestByName(observed.containers);
-  const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP, podIPs: podIP ? [podIP] : [] };
-  for (const s of actions.containersToStart) {
+/** Starts the containers the actions name, in order; each one's failure is its waiting reason. Throws only when the sync is aborted. */
+async function startContainers(sync: PodSync, sandbox: SandboxFacts): Promise<void> {
+  const { pod, deps, result } = sync;
+  const latest = latestByName(sync.observed.containers);
+  for (const s of result.actions.containersToStart) {
     const spec = (s.type === 'init' ? pod.spec.initContainers : pod.spec.containers)![s.index]!;
     const prev = latest.get(spec.name);
     // Crash-loop back-off applies to a container that already ran and exited.
@@ -175,39 +206,47 @@ async function startContainers(
       }
       deps.crashBackoff.next(key, finishedMs);
     }
-    const image = await deps.images.ensure(spec.image, spec.imagePullPolicy, pod.metadata.uid, sbConfig, signal, slot.free);
-    if (!image.ok) {
-      result.waiting.set(spec.name, { reason: image.reason, message: image.message });
-      continue;
-    }
-    let id: string;
-    try {
-      const config = containerConfig(pod, spec, s.type, s.restartCount, facts, deps.container);
-      for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
-      await mkdir(`${sbConfig.logDirectory}/${spec.name}`, { recursive: true });
-      await slot.hold(CONTAINER_STEP);
-      id = await deps.runtime.createContainer(sandboxId, config, sbConfig, signal);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (e instanceof ContainerConfigError) {
-        result.waiting.set(spec.name, { reason: e.reason, message: e.message });
-        continue;
-      }
-      // The image may have been removed since it was found present: the retry asks the runtime again.
-      deps.images.forget(spec.image);
-      result.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
-      continue;
-    }
-    try {
-      await deps.runtime.startContainer(id, signal);
-      log.info('Started container', { container: spec.name, containerID: id, restartCount: s.restartCount, imagePulled: image.pulled });
-    } catch (e) {
-      if (signal.aborted) throw e;
-      result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
-      continue;
-    }
-    await removeOldInstances(observed, spec.name, deps, signal);
+    await startContainer(sync, sandbox, { spec, type: s.type, restartCount: s.restartCount });
   }
+}
+
+/** Image, create, start and clean-up of one container; a failure is set as its waiting reason. Throws only when the sync is aborted. */
+async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: ContainerSpec; type: ContainerType; restartCount: number }): Promise<void> {
+  const { pod, deps, result, signal, log } = sync;
+  const { spec } = c;
+  const image = await deps.images.ensure({ image: spec.image, policy: spec.imagePullPolicy, backoffKey: pod.metadata.uid, sandbox: sandbox.config }, signal, sync.slot);
+  if (!image.ok) {
+    result.waiting.set(spec.name, { reason: image.reason, message: image.message });
+    return;
+  }
+  let id: string;
+  try {
+    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [] };
+    const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
+    for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
+    await mkdir(`${sandbox.config.logDirectory}/${spec.name}`, { recursive: true });
+    await sync.slot.hold(CONTAINER_STEP);
+    id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    if (e instanceof ContainerConfigError) {
+      result.waiting.set(spec.name, { reason: e.reason, message: e.message });
+      return;
+    }
+    // The image may have been removed since it was found present: the retry asks the runtime again.
+    deps.images.forget(spec.image);
+    result.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
+    return;
+  }
+  try {
+    await deps.runtime.startContainer(id, signal);
+    log.info('Started container', { container: spec.name, containerID: id, restartCount: c.restartCount, imagePulled: image.pulled });
+  } catch (e) {
+    if (signal.aborted) throw e;
+    result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
+    return;
+  }
+  await removeOldInstances(sync.observed, spec.name, deps, signal);
 }
 
 /** Keeps one dead instance per container (the kubelet's minimum for lastState); older ones go. */

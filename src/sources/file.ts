@@ -16,6 +16,7 @@ import { podRef } from '../api/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
+import { createCoalescer } from '../util/coalesce.js';
 import { listPath, patchListing, pathIdentity, readBounded, type Entry, type Listing } from './file-read.js';
 import { createPathWatch } from './file-watch.js';
 import { MAX_MANIFEST_BYTES, type ManifestResult } from './manifest.js';
@@ -207,12 +208,9 @@ export function createFileSource(opts: FileSourceOptions): Component {
   }
 
   return defineComponent('file-source', async (signal, markReady) => {
-    // One scan at a time; events arriving during a scan cause exactly one more.
-    let running: Promise<void> | undefined;
     // The first set marks the source as reported (pods no source declares are then torn
     // down): it must be complete, so the first scan hands on no partial sets.
     let reported = false;
-    let again = false;
     let settleTimer: NodeJS.Timeout | undefined;
     /** The last listing, the entries named by the watch since, and whether to list everything again. */
     let listing: Listing | undefined;
@@ -254,25 +252,11 @@ export function createFileSource(opts: FileSourceOptions): Component {
         settleTimer = setTimeout(kick, settleMs + 20);
       }
     };
-    const scan = (): Promise<void> => {
-      if (running) {
-        again = true;
-        return running;
-      }
-      running = (async () => {
-        do {
-          again = false;
-          await scanOnce();
-        } while (again && !signal.aborted);
-      })().finally(() => {
-        running = undefined;
-      });
-      return running;
-    };
+    // One scan at a time; events arriving during a scan cause exactly one more.
+    const scans = createCoalescer(scanOnce, { signal });
     // A scan that fails later (a bug, an fs error not foreseen) is logged and retried at the next event or tick.
     function kick(): void {
-      if (signal.aborted) return;
-      scan().catch((e: unknown) => opts.log.error('Pod manifest scan failed; retrying at the next change or rescan', { path, err: e }));
+      scans.kick().catch((e: unknown) => opts.log.error('Pod manifest scan failed; retrying at the next change or rescan', { path, err: e }));
     }
 
     rescan = kick;
@@ -282,13 +266,13 @@ export function createFileSource(opts: FileSourceOptions): Component {
     }, opts.checkFrequencyMs);
     try {
       // A failure of the first scan fails the start: the process exits on it.
-      await scan();
+      await scans.kick();
       markReady();
       await waitForAbort(signal);
     } finally {
       clearInterval(timer);
       clearTimeout(settleTimer);
-      await running?.catch(() => undefined);
+      await scans.idle();
       await watch.close();
     }
   });

@@ -1,6 +1,8 @@
 // A token bucket (the kubelet's flowcontrol.NewTokenBucketRateLimiter):
 // `qps` tokens per second up to `burst`; tryTake() never waits (a pull over
-// the limit fails, as the kubelet's throttled image service does).
+// the limit fails, as the kubelet's throttled image service does). A
+// semaphore with priorities, and a holder's place in one (SlotHold) that it
+// takes, gives back and takes again.
 
 export class TokenBucket {
   private tokens: number;
@@ -69,5 +71,28 @@ export class Semaphore {
     } finally {
       release();
     }
+  }
+}
+
+/**
+ * One holder's place in a Semaphore (none: no bound), held across several
+ * steps and given back between them when the holder must wait on something
+ * else (a pod's start slot, given up for an image pull). Used by one holder at
+ * a time; release() is idempotent and never blocks.
+ */
+export class SlotHold {
+  private held: (() => void) | undefined;
+  constructor(private readonly slots: Semaphore | undefined) {}
+
+  /** Takes a place unless one is already held; waits for it behind holders of a higher priority. */
+  async hold(priority: number): Promise<void> {
+    if (this.slots && !this.held) this.held = await this.slots.acquire(priority);
+  }
+
+  /** Gives the place back (if held), to be taken again by hold(). */
+  release(): void {
+    const release = this.held;
+    this.held = undefined;
+    release?.();
   }
 }

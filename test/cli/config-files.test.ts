@@ -23,7 +23,8 @@ describe('fatal problems name file, field and line', () => {
     ['wrong apiVersion', `apiVersion: agent.config.platform.io/v1\nkind: AgentConfiguration\n`, /line 1: field apiVersion: must be "agent.config.platform.io\/v1beta1", got "agent.config.platform.io\/v1"/],
     ['missing apiVersion', `kind: AgentConfiguration\nmaxPods: 5\n`, /field apiVersion: missing; must be "agent.config.platform.io\/v1beta1"/],
     ['wrong type', `${HEAD}${STANDALONE}maxPods: many\n`, /line 8: field maxPods: Invalid input: expected number, received string/],
-    ['bad duration', `${HEAD}${STANDALONE}syncFrequency: 10\n`, /line 8: field syncFrequency: Invalid input: expected string, received number/],
+    // Issue 14: the file error says what the flag error says, a duration needs a unit.
+    ['bad duration', `${HEAD}${STANDALONE}syncFrequency: 10\n`, /line 8: field syncFrequency: expected a duration with a unit, as text such as "10s", "1m30s" or "2h45m" \(units: ns, us, ms, s, m, h\), got the number 10/],
     ['bad duration text', `${HEAD}${STANDALONE}fileCheckFrequency: 5x\n`, /line 8: field fileCheckFrequency: invalid duration "5x"/],
     ['nested wrong type', `${HEAD}authentication:\n  webhook:\n    enabled: "yes"\n`, /line 5: field authentication\.webhook\.enabled: Invalid input: expected boolean/],
     ['bad enum', `${HEAD}${STANDALONE}cgroupDriver: cgroupfs2\n`, /line 8: field cgroupDriver: must be one of "cgroupfs", "systemd", got "cgroupfs2"/],

@@ -158,7 +158,8 @@ describe('flag syntax as node operators type it', () => {
     [['--v=4'], 'logging.verbosity', 4],
     [['--max-pods=7', '--max-pods=9'], 'maxPods', 9],
     [['--cluster-dns=10.0.0.1,10.0.0.2', '--cluster-dns=10.0.0.3'], 'clusterDNS', ['10.0.0.1', '10.0.0.2', '10.0.0.3']],
-    [['--manifest-url-header=a:1,b:2', '--manifest-url-header=a:3'], 'staticPodURLHeader', { a: ['1', '3'], b: ['2'] }],
+    // Header values print redacted (their parsed values: test/unit/config/redact.test.ts).
+    [['--manifest-url-header=a:1,b:2', '--manifest-url-header=a:3'], 'staticPodURLHeader', { a: ['<redacted>', '<redacted>'], b: ['<redacted>'] }],
     [['--system-reserved=cpu=1', '--system-reserved=memory=1Gi'], 'systemReserved', { cpu: '1', memory: '1Gi' }],
     [['--eviction-hard=memory.available<1Gi'], 'evictionHard', { 'memory.available': '1Gi' }],
     [['--feature-gates=NodeSwap=true', '--feature-gates=PodHostIPs=true'], 'featureGates', { NodeSwap: true, PodHostIPs: true }],
@@ -173,7 +174,7 @@ describe('flag syntax as node operators type it', () => {
     [['--oom-score-adj=-0x10'], 'oomScoreAdj', -16],
     [['--max-open-files=0x_FF'], 'maxOpenFiles', 255],
     // Header names that are also Object.prototype members stay plain keys.
-    [['--manifest-url-header=constructor:x,toString:y,hasOwnProperty:z'], 'staticPodURLHeader', { constructor: ['x'], toString: ['y'], hasOwnProperty: ['z'] }],
+    [['--manifest-url-header=constructor:x,toString:y,hasOwnProperty:z'], 'staticPodURLHeader', { constructor: ['<redacted>'], toString: ['<redacted>'], hasOwnProperty: ['<redacted>'] }],
   ])('%j', async (args, field, value) => {
     expect((await printed(args)).get(field)?.value).toEqual(value);
   });
@@ -208,7 +209,7 @@ describe('header names that shadow Object.prototype', () => {
     expect(run.code).toBe(0);
     const header = readPrinted(run.stdout).get('staticPodURLHeader')!.value as Record<string, unknown>;
     expect(Object.keys(header)).toEqual(['__proto__', 'a']);
-    expect(JSON.stringify(header)).toBe('{"__proto__":["x","y"],"a":["1"]}');
+    expect(JSON.stringify(header)).toBe('{"__proto__":["<redacted>","<redacted>"],"a":["<redacted>"]}');
   });
 });
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { configSpec } from '../../src/config/options.js';
 import { flagSpec } from '../../src/config/flag-options.js';
-import { leaves, setIn } from '../../src/config/spec.js';
+import { leaves, setIn, type Leaf } from '../../src/config/spec.js';
+import { redactEncoded } from '../../src/config/redact.js';
 import { ACTION_FLAGS, CONFIG_SAMPLES, FLAG_ONLY_SAMPLES, MAP_FIELDS, type Sample } from '../fixtures/option-samples.js';
 import { runAgentProcess, tempDir } from '../helpers/agent-process.js';
 import { readFlagOnly, readPrinted } from '../helpers/printed.js';
@@ -16,6 +17,9 @@ const HEADER = { apiVersion: 'agent.config.platform.io/v1beta1', kind: 'AgentCon
 // Set A enables webhook authentication, which needs an API server connection.
 const API_MODE = ['--platformconfig=/etc/platform/agent.conf'];
 const DROPIN_ENV = { AGENT_CONFIG_DROPIN_DIR_ALPHA: 'on' };
+
+/** A sample value as --print-config shows it: sensitive options (the manifest URL headers) redacted. */
+const shown = (leaf: Leaf, v: unknown): unknown => redactEncoded(leaf.opt, v);
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -82,7 +86,7 @@ describe('every option maps flag and file field to the same value', () => {
     const printed = await printConfig([...flagsOf('a'), ...API_MODE]);
     for (const leaf of configLeaves) {
       const a = CONFIG_SAMPLES[leaf.path]!.a;
-      const want = leaf.opt.flag ? { value: a.value, source: `flag --${leaf.opt.flag}` } : { value: leaf.opt.kind.encode(leaf.opt.default as never), source: 'default' };
+      const want = leaf.opt.flag ? { value: shown(leaf, a.value), source: `flag --${leaf.opt.flag}` } : { value: leaf.opt.kind.encode(leaf.opt.default as never), source: 'default' };
       expect.soft(printed.get(leaf.path), leaf.path).toEqual(want);
     }
   });
@@ -90,7 +94,7 @@ describe('every option maps flag and file field to the same value', () => {
     const file = tmp.write('a.yaml', fileOf((p) => CONFIG_SAMPLES[p]!.a));
     const printed = await printConfig(['--config', file, ...API_MODE]);
     for (const leaf of configLeaves) {
-      expect.soft(printed.get(leaf.path), leaf.path).toEqual({ value: CONFIG_SAMPLES[leaf.path]!.a.value, source: `--config ${file}` });
+      expect.soft(printed.get(leaf.path), leaf.path).toEqual({ value: shown(leaf, CONFIG_SAMPLES[leaf.path]!.a.value), source: `--config ${file}` });
     }
   });
   it('flag-only options', async () => {
@@ -124,14 +128,14 @@ describe('precedence: defaults < --config < drop-ins < flags, field by field', (
   it('drop-ins beat the file', async () => {
     const printed = await printConfig(['--config', fileA, '--config-dir', dir, ...API_MODE], DROPIN_ENV);
     for (const leaf of configLeaves) {
-      expect.soft(printed.get(leaf.path), leaf.path).toEqual({ value: CONFIG_SAMPLES[leaf.path]!.b.value, source: `drop-in ${dropB}` });
+      expect.soft(printed.get(leaf.path), leaf.path).toEqual({ value: shown(leaf, CONFIG_SAMPLES[leaf.path]!.b.value), source: `drop-in ${dropB}` });
     }
   });
   it('flags beat drop-ins (feature gates merge)', async () => {
     const printed = await printConfig(['--config', fileA, '--config-dir', dir, ...flagsOf('a'), ...API_MODE], DROPIN_ENV);
     for (const leaf of configLeaves) {
       const { a, b } = CONFIG_SAMPLES[leaf.path]!;
-      let want = leaf.opt.flag ? { value: a.value, source: `flag --${leaf.opt.flag}` } : { value: b.value, source: `drop-in ${dropB}` };
+      let want = leaf.opt.flag ? { value: shown(leaf, a.value), source: `flag --${leaf.opt.flag}` } : { value: shown(leaf, b.value), source: `drop-in ${dropB}` };
       if (leaf.path === 'featureGates') want = { value: { ...(b.value as object), ...(a.value as object) }, source: 'flag --feature-gates' };
       expect.soft(printed.get(leaf.path), leaf.path).toEqual(want);
     }

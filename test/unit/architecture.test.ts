@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import madge from 'madge';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/agent-process.js';
+import { shapeReport, wideSignatures } from '../helpers/source-shape.js';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -69,11 +70,12 @@ describe('architecture', () => {
     expect(Object.keys(res.obj()).length).toBeGreaterThan(30);
     expect(res.circular()).toEqual([]);
   });
-  it('src has no import cycles between folders, type-only imports included (what `npm run cycles` sees, a level up)', async () => {
+  it('src has no import cycles between files or folders, type-only imports included (what `npm run cycles` sees, and a level up)', async () => {
     // The graph `npm run cycles` (madge --circular --extensions ts src) builds: type-only imports count.
     const res = await madge(join(REPO, 'src'), { fileExtensions: ['ts'], tsConfig: join(REPO, 'tsconfig.json') });
     const graph = res.obj();
     expect(Object.keys(graph).length).toBeGreaterThan(30);
+    expect(res.circular()).toEqual([]);
     expect(folderCycles(graph)).toEqual([]);
     // The check itself: a two-folder and a three-folder cycle are found, a folder's own imports are not.
     expect(folderCycles({ 'a/x.ts': ['b/y.ts', 'a/z.ts'], 'b/y.ts': ['a/z.ts'], 'a/z.ts': ['a/x.ts'] })).toEqual([['a', 'b']]);
@@ -82,5 +84,14 @@ describe('architecture', () => {
   it('nothing under src calls process.exit', () => {
     const offenders = sourceFiles(join(REPO, 'src')).filter((f) => /process\.exit\(/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => relative(REPO, f))).toEqual([]);
+  });
+  // The style rules: a function that needs more than ~6 things has its boundary wrong; files stay under 400 lines.
+  it('no function, method or arrow in src takes more than 6 parameters', () => {
+    // The checker itself: a split or destructured list counts by parameter, `this:` not at all.
+    expect(wideSignatures('x.ts', 'class C { m(this: C, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6) {} }\nconst f = (a: 1, {b}: {b: 2}, c: 3,\n d: 4, e: 5, f: 6, g: 7) => 0;', 6)).toEqual(['x.ts:2 ArrowFunction (7 parameters)']);
+    expect(shapeReport(REPO, join(REPO, 'src'), { maxParams: 6, maxLines: 400 }).wide).toEqual([]);
+  });
+  it('no file in src is over 400 lines', () => {
+    expect(shapeReport(REPO, join(REPO, 'src'), { maxParams: 6, maxLines: 400 }).long).toEqual([]);
   });
 });

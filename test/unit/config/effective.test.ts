@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiServerRateLimit, effectiveMaxPods, eventRateLimit, maxParallelImagePulls, registryRateLimit } from '../../../src/config/effective.js';
+import { apiServerRateLimit, effectiveMaxPods, eventRateLimit, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from '../../../src/config/effective.js';
 
 describe('effectiveMaxPods', () => {
   it.each([
@@ -35,5 +35,17 @@ describe('maxParallelImagePulls', () => {
     [{ serializeImagePulls: false, maxParallelImagePulls: 5 }, 5],
   ])('%j → %s', (cfg, want) => {
     expect(maxParallelImagePulls(cfg)).toBe(want);
+  });
+});
+
+describe('jsonInfoBufferBytes: the text the operator wrote, in bytes', () => {
+  it.each([
+    ['0', 0],
+    ['512', 512],
+    ['1K', 1000],
+    ['2Ki', 2048],
+    ['0Ki', 0],
+  ])('%s → %i', (text, want) => {
+    expect(jsonInfoBufferBytes({ logging: { options: { json: { infoBufferSize: text, splitStream: true } } } } as never)).toBe(want);
   });
 });

@@ -12,6 +12,8 @@ import {
   isTransient,
   isUnavailable,
   isUnimplemented,
+  tidyDetails,
+  unreachableHint,
   type GrpcStatusName,
 } from '../../../src/cri/errors.js';
 
@@ -79,5 +81,35 @@ describe('CriError and the gRPC status mapping', () => {
     for (const v of [new Error('NOT_FOUND'), new AgentError('ECRI', 'x'), { status: 'UNAVAILABLE' }, undefined, 'UNAVAILABLE']) {
       expect(isNotFound(v) || isUnavailable(v) || isDeadlineExceeded(v) || isTransient(v) || isCriError(v)).toBe(false);
     }
+  });
+});
+
+describe('details of a runtime that cannot be reached', () => {
+  const NO_CONN = 'No connection established. Last error: Error: connect ENOENT /run/x.sock.';
+  it.each<[string, string]>([
+    [`${NO_CONN} Resolution note: `, NO_CONN],
+    [`${NO_CONN} Resolution note:`, NO_CONN],
+    [`${NO_CONN} Resolution note: \n`, NO_CONN],
+    ['No addresses resolved. Resolution note: DNS lookup failed', 'No addresses resolved. Resolution note: DNS lookup failed'],
+    ['container "web" not found', 'container "web" not found'],
+    ['', ''],
+  ])('tidyDetails(%j) is %j', (details, tidy) => {
+    expect(tidyDetails(details)).toBe(tidy);
+    expect(criErrorFromStatus(14, details).details).toBe(tidy);
+  });
+
+  it('the error message never ends with an empty Resolution note', () => {
+    expect(criErrorFromStatus(14, `${NO_CONN} Resolution note: `, { method: 'RuntimeService/Version' }).message).toBe(`RuntimeService/Version: UNAVAILABLE: ${NO_CONN}`);
+  });
+
+  it.each<[string, RegExp | undefined]>([
+    ['connect ENOENT /run/x.sock', /^no socket exists at unix:\/\/\/run\/x\.sock: is the container runtime running/],
+    ['connect ECONNREFUSED /run/x.sock', /^nothing accepts connections at unix:\/\/\/run\/x\.sock/],
+    ['connect EACCES /run/x.sock', /^permission denied on unix:\/\/\/run\/x\.sock/],
+    ['Deadline exceeded', undefined],
+  ])('unreachableHint(%j)', (details, hint) => {
+    const got = unreachableHint(details, 'unix:///run/x.sock');
+    if (hint === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatch(hint);
   });
 });

@@ -41,16 +41,16 @@ const slow = (n: number): Record<string, FakePullBehaviour> => Object.fromEntrie
 describe('ImageManager', () => {
   it('IfNotPresent uses a present image, Never refuses a missing one, Always pulls', async () => {
     const h = harness({ registry: { 'local/present:1': {} } });
-    expect(await h.images.ensure('local/present:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
-    expect(await h.images.ensure('reg.io/missing:1', 'Never', 'k', SANDBOX, signal)).toEqual({ ok: false, reason: 'ErrImageNeverPull', message: 'Container image "reg.io/missing:1" is not present with pull policy of Never' });
-    expect(await h.images.ensure('local/present:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+    expect(await h.images.ensure({ image: 'local/present:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: false });
+    expect(await h.images.ensure({ image: 'reg.io/missing:1', policy: 'Never', backoffKey: 'k', sandbox: SANDBOX }, signal)).toEqual({ ok: false, reason: 'ErrImageNeverPull', message: 'Container image "reg.io/missing:1" is not present with pull policy of Never' });
+    expect(await h.images.ensure({ image: 'local/present:1', policy: 'Always', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
     expect(h.pulls()).toHaveLength(1);
   });
 
-  it('calls beforePull just before a pull, and only then', async () => {
+  it('releases the held slot just before a pull, and only then', async () => {
     const h = harness({ registry: { 'reg.io/app:1': {}, 'reg.io/broken:1': { error: new CriError('UNKNOWN', 'not found') } } });
     const seen: string[] = [];
-    const ensure = (image: string) => h.images.ensure(image, 'IfNotPresent', image, SANDBOX, signal, () => seen.push(`${image} pulls=${h.pulls().length}`));
+    const ensure = (image: string) => h.images.ensure({ image, policy: 'IfNotPresent', backoffKey: image, sandbox: SANDBOX }, signal, { release: () => seen.push(`${image} pulls=${h.pulls().length}`) });
     expect(await ensure('local/present:1')).toMatchObject({ ok: true, pulled: false });
     expect(await ensure('reg.io/app:1')).toMatchObject({ ok: true, pulled: true });
     expect(await ensure('reg.io/broken:1')).toMatchObject({ reason: 'ErrImagePull' });
@@ -64,18 +64,18 @@ describe('ImageManager', () => {
     [undefined, 4],
   ])('maxParallel %s: at most %i pulls at once', async (maxParallel, want) => {
     const h = harness({ registry: slow(4), maxParallel });
-    const results = await Promise.all([0, 1, 2, 3].map((i) => h.images.ensure(`reg.io/app${i}:1`, 'IfNotPresent', `k${i}`, SANDBOX, signal)));
+    const results = await Promise.all([0, 1, 2, 3].map((i) => h.images.ensure({ image: `reg.io/app${i}:1`, policy: 'IfNotPresent', backoffKey: `k${i}`, sandbox: SANDBOX }, signal)));
     expect(results.every((r) => r.ok)).toBe(true);
     expect(h.maxInFlight()).toBe(want);
   });
 
   it('a pull over --registry-qps/--registry-burst fails at once with "pull QPS exceeded" and backs off', async () => {
     const h = harness({ registry: slow(3), rateLimit: { qps: 0.001, burst: 2 } });
-    const results = await Promise.all([0, 1, 2].map((i) => h.images.ensure(`reg.io/app${i}:1`, 'IfNotPresent', `k${i}`, SANDBOX, signal)));
+    const results = await Promise.all([0, 1, 2].map((i) => h.images.ensure({ image: `reg.io/app${i}:1`, policy: 'IfNotPresent', backoffKey: `k${i}`, sandbox: SANDBOX }, signal)));
     expect(results.filter((r) => r.ok)).toHaveLength(2);
     expect(results.find((r) => !r.ok)).toEqual({ ok: false, reason: 'ErrImagePull', message: expect.stringContaining('pull QPS exceeded') as string });
     expect(h.pulls()).toHaveLength(2);
-    const again = await h.images.ensure('reg.io/app2:1', 'IfNotPresent', 'k2', SANDBOX, signal);
+    const again = await h.images.ensure({ image: 'reg.io/app2:1', policy: 'IfNotPresent', backoffKey: 'k2', sandbox: SANDBOX }, signal);
     expect(again).toMatchObject({ ok: false, reason: 'ImagePullBackOff' });
   });
 
@@ -83,39 +83,39 @@ describe('ImageManager', () => {
     const registry = { 'reg.io/private:1': { auth: { username: 'right', password: 'p' } } };
     const creds = [{ username: 'wrong', password: 'p' }, { username: 'right', password: 'p' }, { username: 'never', password: 'p' }];
     const h = harness({ registry, credentials: async () => creds });
-    expect(await h.images.ensure('reg.io/private:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+    expect(await h.images.ensure({ image: 'reg.io/private:1', policy: 'Always', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
     expect(h.pulls().map(([, auth]) => auth?.username)).toEqual(['wrong', 'right']);
   });
 
   it('reports the last failure when no credential pulls, and pulls anonymously when there are none', async () => {
     const registry = { 'reg.io/private:1': { auth: { username: 'right', password: 'p' } }, 'reg.io/public:1': {} };
     const h = harness({ registry, credentials: async (image) => (image.includes('private') ? [{ username: 'a', password: 'x' }, { username: 'b', password: 'x' }] : []) });
-    const failed = await h.images.ensure('reg.io/private:1', 'Always', 'k', SANDBOX, signal);
+    const failed = await h.images.ensure({ image: 'reg.io/private:1', policy: 'Always', backoffKey: 'k', sandbox: SANDBOX }, signal);
     expect(failed).toMatchObject({ ok: false, reason: 'ErrImagePull', message: expect.stringContaining('401 Unauthorized') as string });
-    expect(await h.images.ensure('reg.io/public:1', 'Always', 'k2', SANDBOX, signal)).toMatchObject({ ok: true });
+    expect(await h.images.ensure({ image: 'reg.io/public:1', policy: 'Always', backoffKey: 'k2', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true });
     expect(h.pulls().map(([, auth]) => auth?.username)).toEqual(['a', 'b', undefined]);
   });
 
   it('backs off a failing pull, then pulls again once the back-off passed', async () => {
     let now = 0;
     const h = harness({ registry: { 'reg.io/flaky:1': { error: new CriError('UNKNOWN', 'connection refused') } }, now: () => now });
-    expect(await h.images.ensure('reg.io/flaky:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ reason: 'ErrImagePull' });
+    expect(await h.images.ensure({ image: 'reg.io/flaky:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ reason: 'ErrImagePull' });
     now = 9_000;
-    expect(await h.images.ensure('reg.io/flaky:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "reg.io/flaky:1"' });
+    expect(await h.images.ensure({ image: 'reg.io/flaky:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "reg.io/flaky:1"' });
     h.runtime.images.setRegistry('reg.io/flaky:1', {});
     now = 10_001;
-    expect(await h.images.ensure('reg.io/flaky:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+    expect(await h.images.ensure({ image: 'reg.io/flaky:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
   });
 
   describe('presence answers', () => {
     it('stand for PRESENT_TTL_MS for the next containers of the image, then the runtime is asked again', async () => {
       let now = 0;
       const h = harness({ now: () => now });
-      const ensure = () => h.images.ensure('local/present:1', 'IfNotPresent', 'k', SANDBOX, signal);
+      const ensure = () => h.images.ensure({ image: 'local/present:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal);
       expect(await ensure()).toMatchObject({ ok: true, pulled: false });
       now = PRESENT_TTL_MS - 1;
       expect(await ensure()).toMatchObject({ ok: true, pulled: false });
-      expect(await h.images.ensure('local/present:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
+      expect(await h.images.ensure({ image: 'local/present:1', policy: 'Never', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: false });
       expect(h.statusReads()).toBe(1);
       now = PRESENT_TTL_MS;
       expect(await ensure()).toMatchObject({ ok: true, pulled: false });
@@ -124,29 +124,29 @@ describe('ImageManager', () => {
 
     it('a pulled image is present for the next containers; Always still pulls each time', async () => {
       const h = harness({ registry: { 'reg.io/app:1': {} }, now: () => 0 });
-      expect(await h.images.ensure('reg.io/app:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
-      expect(await h.images.ensure('reg.io/app:1', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
-      expect(await h.images.ensure('reg.io/app:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
-      expect(await h.images.ensure('reg.io/app:1', 'Always', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: false });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'Always', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'Always', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
       expect(h.pulls()).toHaveLength(3);
       expect(h.statusReads()).toBe(1);
     });
 
     it('forget(): an image removed since it was found present is looked up again and pulled', async () => {
       const h = harness({ registry: { 'reg.io/app:latest': {} }, now: () => 0 });
-      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure({ image: 'reg.io/app', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
       await h.runtime.removeImage('reg.io/app:latest');
       // Within the TTL the answer stands: the container's creation would fail, and the caller forgets it.
-      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: false });
+      expect(await h.images.ensure({ image: 'reg.io/app', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: false });
       h.images.forget('reg.io/app');
-      expect(await h.images.ensure('reg.io/app', 'IfNotPresent', 'k', SANDBOX, signal)).toMatchObject({ ok: true, pulled: true });
+      expect(await h.images.ensure({ image: 'reg.io/app', policy: 'IfNotPresent', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: true, pulled: true });
       expect(h.pulls()).toHaveLength(2);
     });
 
     it('a missing image is not remembered: Never keeps refusing until it is present', async () => {
       const h = harness({ registry: { 'reg.io/app:1': {} }, now: () => 0 });
-      expect(await h.images.ensure('reg.io/app:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
-      expect(await h.images.ensure('reg.io/app:1', 'Never', 'k', SANDBOX, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'Never', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
+      expect(await h.images.ensure({ image: 'reg.io/app:1', policy: 'Never', backoffKey: 'k', sandbox: SANDBOX }, signal)).toMatchObject({ ok: false, reason: 'ErrImageNeverPull' });
       expect(h.statusReads()).toBe(2);
     });
   });

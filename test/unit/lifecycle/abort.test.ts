@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { abortableSleep, abortWaiters, isAbortError, onAbort, waitForAbort } from '../../../src/lifecycle/abort.js';
 import { startLeakProbe, type LeakProbe } from './leak-probe.js';
+import { startWarningProbe } from './warning-probe.js';
 
 let probe: LeakProbe;
 beforeEach(() => {
@@ -148,5 +149,21 @@ describe('waitForAbort / isAbortError', () => {
     expect(isAbortError(new DOMException('x', 'AbortError'))).toBe(true);
     expect(isAbortError(new Error('boom'), ctl.signal)).toBe(false);
     expect(isAbortError(reason, new AbortController().signal)).toBe(false);
+  });
+});
+
+describe('the warning probe (test/unit/lifecycle/warning-probe.ts)', () => {
+  it('sees the warning a real leak produces: 11 listeners added to one signal', async () => {
+    const warnings = startWarningProbe();
+    const ctl = new AbortController();
+    const added = Array.from({ length: 11 }, () => () => {});
+    try {
+      for (const l of added) ctl.signal.addEventListener('abort', l);
+      await warnings.settle();
+      expect(warnings.abortListenerWarnings()).toEqual([expect.stringMatching(/11 abort listeners added to \[AbortSignal\]/)]);
+    } finally {
+      for (const l of added) ctl.signal.removeEventListener('abort', l);
+      warnings.stop();
+    }
   });
 });

@@ -8,6 +8,12 @@ import { expect } from 'vitest';
 export interface LeakProbe {
   /** Timers created since the probe started that are still pending. */
   liveTimers(): number;
+  /**
+   * Restores the globals and fails the test on pending timers that keep the
+   * process alive (ref'd ones are cleared); unref'd timers are left to fire.
+   * For code that leaves a library's unref'd timers behind by design.
+   */
+  assertNoRefTimers(): void;
   /** Restores the globals and fails the test on leaks; waits (bounded) for handles that close asynchronously. */
   assertClean(): Promise<void>;
 }
@@ -59,6 +65,12 @@ export function startLeakProbe(): LeakProbe {
 
   return {
     liveTimers: () => live.size,
+    assertNoRefTimers() {
+      restore();
+      const held = [...live].filter((h) => h.hasRef());
+      for (const h of held) orig.clearTimeout(h);
+      expect(held.length, 'timers left pending by the test that keep the process alive').toBe(0);
+    },
     async assertClean() {
       restore();
       const pendingTimers = live.size;

@@ -52,9 +52,9 @@ describe('json records', () => {
 
   test.each<[string, (l: AgentLogger) => void, Record<string, unknown>]>([
     ['v-level record carries its level', (l) => l.v(2)?.info('m'), { ts: TS, component: 'agent', msg: 'm', v: 2 }],
-    ['warn has v 0', (l) => l.warn('m'), { ts: TS, component: 'agent', msg: 'm', v: 0 }],
-    ['error has no v and an err string', (l) => l.error('m', { err: new Error('boom') }), { ts: TS, component: 'agent', msg: 'm', err: 'boom' }],
-    ['thrown string', (l) => l.error('m', { err: 'boom' }), { ts: TS, component: 'agent', msg: 'm', err: 'boom' }],
+    ['warn has v 0 and severity WARNING', (l) => l.warn('m'), { ts: TS, component: 'agent', severity: 'WARNING', msg: 'm', v: 0 }],
+    ['error has no v, severity ERROR and an err string', (l) => l.error('m', { err: new Error('boom') }), { ts: TS, component: 'agent', severity: 'ERROR', msg: 'm', err: 'boom' }],
+    ['thrown string', (l) => l.error('m', { err: 'boom' }), { ts: TS, component: 'agent', severity: 'ERROR', msg: 'm', err: 'boom' }],
     ['format keys are not overwritten by fields', (l) => l.info('m', { msg: 'x', v: 9, k: 1 }), { ts: TS, component: 'agent', msg: 'm', v: 0, k: 1 }],
     ['child component and bindings', (l) => l.child({ component: 'sync', pod: 'ns/web', podUID: 'u-1' }).info('m'), { ts: TS, component: 'sync', pod: 'ns/web', podUID: 'u-1', msg: 'm', v: 0 }],
   ])('%s', (_name, write, expected) => {
@@ -63,6 +63,29 @@ describe('json records', () => {
     const rec = parse(s.on('stderr')[0]);
     delete rec['errDetails'];
     expect(rec).toEqual(expected);
+  });
+
+  test('severity: exact lines; info and V(n) records carry none, warnings and errors a stable key', () => {
+    const s = setup();
+    s.log.info('i');
+    s.log.v(2)?.info('v');
+    s.log.warn('w', { n: 1 });
+    s.log.child({ component: 'sync', pod: 'ns/web' }).error('e', { err: 'boom' });
+    expect(s.on('stderr')).toEqual([
+      `{"ts":${TS},"component":"agent","msg":"i","v":0}\n`,
+      `{"ts":${TS},"component":"agent","msg":"v","v":2}\n`,
+      `{"ts":${TS},"component":"agent","severity":"WARNING","msg":"w","v":0,"n":1}\n`,
+      `{"ts":${TS},"component":"sync","pod":"ns/web","severity":"ERROR","msg":"e","err":"boom"}\n`,
+    ]);
+  });
+
+  test('a field named severity does not replace the record\'s own', () => {
+    const s = setup();
+    s.log.warn('w', { severity: 'INFO' });
+    s.log.info('i', { severity: 'ERROR' });
+    const [w, i] = s.on('stderr').map(parse);
+    expect(w?.['severity']).toBe('WARNING');
+    expect(i?.['severity']).toBeUndefined();
   });
 
   test('a child overriding component emits the key once', () => {
@@ -84,7 +107,7 @@ describe('json records', () => {
     });
     s.log.error('load failed', { err, attempt: 1 });
     const rec = parse(s.on('stderr')[0]);
-    expect(Object.keys(rec)).toEqual(['ts', 'component', 'msg', 'err', 'errDetails', 'attempt']);
+    expect(Object.keys(rec)).toEqual(['ts', 'component', 'severity', 'msg', 'err', 'errDetails', 'attempt']);
     expect(rec['err']).toBe('unknown field: strict decoding');
     expect(rec['errDetails']).toMatchObject({
       type: 'ConfigFileError',
@@ -115,6 +138,8 @@ describe('json records', () => {
     const [info, error] = s.on('stderr').map(parse);
     expect(info).toEqual({ ts: TS, component: 'cri', x: 1, msg: 'direct' });
     expect(error).toMatchObject({ ts: TS, component: 'cri', err: 'e', msg: 'e', errDetails: { type: 'Error' } });
+    c.pino.warn('direct warning');
+    expect(parse(s.on('stderr')[2])).toEqual({ ts: TS, component: 'cri', severity: 'WARNING', msg: 'direct warning' });
   });
 });
 

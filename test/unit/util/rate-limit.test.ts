@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Semaphore, TokenBucket } from '../../../src/util/rate-limit.js';
+import { Semaphore, SlotHold, TokenBucket } from '../../../src/util/rate-limit.js';
 
 describe('Semaphore', () => {
   it('never lets more than the limit run, and serves waiters in order', async () => {
@@ -78,5 +78,34 @@ describe('TokenBucket', () => {
     expect([b.tryTake(), b.tryTake(), b.tryTake(), b.tryTake()]).toEqual([true, true, true, false]);
     now = 500;
     expect([b.tryTake(), b.tryTake()]).toEqual([true, false]);
+  });
+});
+
+describe('SlotHold', () => {
+  it('holds one place however often it is taken, gives it back once, and may take it again', async () => {
+    const s = new Semaphore(1);
+    const hold = new SlotHold(s);
+    await hold.hold(0);
+    await hold.hold(1);
+    const other = new SlotHold(s);
+    let otherHeld = false;
+    const waiting = other.hold(0).then(() => (otherHeld = true));
+    await Promise.resolve();
+    expect(otherHeld).toBe(false);
+    hold.release();
+    hold.release();
+    await waiting;
+    expect(otherHeld).toBe(true);
+    const again = hold.hold(0);
+    other.release();
+    await again;
+    hold.release();
+    expect(await s.run(async () => 'free')).toBe('free');
+  });
+  it('without a semaphore, holding never waits', async () => {
+    const hold = new SlotHold(undefined);
+    await hold.hold(0);
+    hold.release();
+    hold.release();
   });
 });
