@@ -43,7 +43,7 @@ const NODE = process.execPath;
 
 const NODE_NAME = 'bench'; // --hostname-override: static pods are named <name>-bench
 const POD_LOGS_DIR = '/var/log/pods'; // where the agent puts pod log directories
-// The agent's runtime labels (src/pods/labels.ts).
+// The agent's runtime labels (src/runtime-view/labels.ts).
 const LABEL_POD_NAME = 'io.platform.pod.name';
 const LABEL_MANAGED = 'io.platform.agent.managed';
 const AGENT_PREFIX = 'io.platform.';
