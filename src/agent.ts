@@ -67,7 +67,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
   });
   let lock: HeldLock | undefined;
   let rootDirLock: HeldLock | undefined;
-  let pipeline: PodWing | undefined;
+  let wing: PodWing | undefined;
   let lockLost = false;
   try {
     const mode = modeOf(opts.resolved);
@@ -107,9 +107,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     await applyOomScoreAdj(cfg.oomScoreAdj, log);
 
     const liveness = new LivenessRegistry();
-    pipeline = await wirePods(opts.resolved, log, liveness, controller.signal);
-    if (cfg.runOnce) return await runOnce(pipeline, controller, log);
-    const components: Component[] = [...(pipeline?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    wing = await wirePods(opts.resolved, log, liveness, controller.signal);
+    if (cfg.runOnce) return await runOnce(wing, controller, log);
+    const components: Component[] = [...(wing?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.
@@ -127,7 +127,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.error('Agent failed', { err: e });
     return 1;
   } finally {
-    pipeline?.close();
+    wing?.close();
     await rootDirLock?.release();
     await lock?.release();
     await logging.close();
@@ -153,19 +153,19 @@ export const RUN_ONCE_TIMEOUT_MS = 60_000;
  * each runs or has finished, and exits (0 when all are running or succeeded).
  * The pods keep running afterwards, as with the kubelet.
  */
-async function runOnce(pipeline: PodWing | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
-  if (!pipeline) return 0;
+async function runOnce(wing: PodWing | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
+  if (!wing) return 0;
   const settled = (): boolean => {
-    if (!pipeline.allSourcesSeen()) return false;
-    return pipeline.desired().every((p) => {
-      const phase = pipeline.status.get(p.metadata.uid)?.status.phase;
+    if (!wing.allSourcesSeen()) return false;
+    return wing.desired().every((p) => {
+      const phase = wing.status.get(p.metadata.uid)?.status.phase;
       return phase === 'Running' || phase === 'Succeeded' || phase === 'Failed';
     });
   };
-  const run = runComponents(pipeline.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
+  const run = runComponents(wing.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
   const deadline = Date.now() + RUN_ONCE_TIMEOUT_MS;
   while (!settled() && Date.now() < deadline && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 50));
-  const pods = pipeline.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: pipeline.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
+  const pods = wing.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: wing.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
   controller.abort(new Error('run once finished'));
   await run;
   const ok = pods.every((p) => p.phase === 'Running' || p.phase === 'Succeeded');
