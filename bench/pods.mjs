@@ -43,7 +43,7 @@ const NODE = process.execPath;
 
 const NODE_NAME = 'bench'; // --hostname-override: static pods are named <name>-bench
 const POD_LOGS_DIR = '/var/log/pods'; // where the agent puts pod log directories
-// The agent's runtime labels (src/pods/labels.ts).
+// The agent's runtime labels (src/runtime-view/labels.ts).
 const LABEL_POD_NAME = 'io.platform.pod.name';
 const LABEL_MANAGED = 'io.platform.agent.managed';
 const AGENT_PREFIX = 'io.platform.';
@@ -252,7 +252,7 @@ async function loadDist() {
     podFromFile: manifestMod.podFromFile,
     sandboxConfig: sandbox.sandboxConfig,
     containerConfig: container.containerConfig,
-    // What the agent's pipeline passes with its default flags (src/pods/pipeline.ts).
+    // What the agent passes with its default flags (createSyncDeps in src/pods/index.ts).
     sandboxSettings: { dns: { clusterDNS: [], clusterDomain: '', host: () => hostResolv }, podLogsDir: POD_LOGS_DIR, cgroupParent: '' },
     containerSettings: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: os.totalmem(), seccompDefault: false, emptyDirPath: (pod, v) => join(state.tmp, 'floor-volumes', pod.metadata.uid, v) },
   };

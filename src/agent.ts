@@ -1,18 +1,27 @@
-// The composition root: builds the managers from the validated configuration
-// and runs them under one AbortSignal. A wiring file: state lives in the
-// managers. Later subsystems (pod sources, sync loop, CRI, eviction, GC, the
-// 10250/10255 servers) are added to `components()` in dependency order.
+// The composition root: builds every manager from its folder's factory
+// (index.ts), wires them together and runs them under one AbortSignal. A
+// wiring file: state lives in the managers, and nothing below this file
+// wires one folder to another. Pods flow: sources → merger → pod manager ⇄
+// PLEG (relists in, relist requests out) → status store; the health server
+// reads the PLEG's health.
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLogging } from './log/index.js';
 import type { AgentLogger } from './log/index.js';
 import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, rootDirLockPath, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
-import { createHealthzServer } from './server/healthz.js';
-import { buildPodPipeline, type Pipeline } from './pods/pipeline.js';
+import { createHealthzServer } from './server/index.js';
 import { cpus } from 'node:os';
+import type { Pod } from './api/pod-types.js';
+import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
+import { createImageManager } from './images/index.js';
+import { createBurstCollector, exposedGc } from './memory/index.js';
+import { hostIP, nodeName } from './node/index.js';
+import { createPleg } from './pleg/index.js';
+import { createPodManager, createSyncDeps } from './pods/index.js';
+import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
+import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import { explicitSettings } from './config/redact.js';
-import { jsonInfoBufferBytes } from './config/effective.js';
 import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
@@ -58,7 +67,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
   });
   let lock: HeldLock | undefined;
   let rootDirLock: HeldLock | undefined;
-  let pipeline: Pipeline | undefined;
+  let wing: PodWing | undefined;
   let lockLost = false;
   try {
     const mode = modeOf(opts.resolved);
@@ -98,9 +107,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     await applyOomScoreAdj(cfg.oomScoreAdj, log);
 
     const liveness = new LivenessRegistry();
-    pipeline = await buildPodPipeline({ cfg, flags, log, liveness, cpuCount: cpus().length, signal: controller.signal });
-    if (cfg.runOnce) return await runOnce(pipeline, controller, log);
-    const components: Component[] = [...(pipeline?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    wing = await wirePods(opts.resolved, log, liveness, controller.signal);
+    if (cfg.runOnce) return await runOnce(wing, controller, log);
+    const components: Component[] = [...(wing?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.
@@ -118,7 +127,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.error('Agent failed', { err: e });
     return 1;
   } finally {
-    pipeline?.close();
+    wing?.close();
     await rootDirLock?.release();
     await lock?.release();
     await logging.close();
@@ -144,24 +153,107 @@ export const RUN_ONCE_TIMEOUT_MS = 60_000;
  * each runs or has finished, and exits (0 when all are running or succeeded).
  * The pods keep running afterwards, as with the kubelet.
  */
-async function runOnce(pipeline: Pipeline | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
-  if (!pipeline) return 0;
+async function runOnce(wing: PodWing | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
+  if (!wing) return 0;
   const settled = (): boolean => {
-    if (!pipeline.allSourcesSeen()) return false;
-    return pipeline.desired().every((p) => {
-      const phase = pipeline.status.get(p.metadata.uid)?.status.phase;
+    if (!wing.allSourcesSeen()) return false;
+    return wing.desired().every((p) => {
+      const phase = wing.status.get(p.metadata.uid)?.status.phase;
       return phase === 'Running' || phase === 'Succeeded' || phase === 'Failed';
     });
   };
-  const run = runComponents(pipeline.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
+  const run = runComponents(wing.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
   const deadline = Date.now() + RUN_ONCE_TIMEOUT_MS;
   while (!settled() && Date.now() < deadline && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 50));
-  const pods = pipeline.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: pipeline.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
+  const pods = wing.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: wing.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
   controller.abort(new Error('run once finished'));
   await run;
   const ok = pods.every((p) => p.phase === 'Running' || p.phase === 'Succeeded');
   (ok ? log.info.bind(log) : log.error.bind(log))(ok ? 'Run once finished: pods are running' : 'Run once finished: some pods did not run', { pods });
   return ok ? 0 : 1;
+}
+
+/** The pod wing as the root runs it: its components in start order, and what --runonce reads. */
+interface PodWing {
+  components: Component[];
+  status: StatusStore;
+  /** Pods the sources want (after admission). */
+  desired(): Pod[];
+  allSourcesSeen(): boolean;
+  close(): void;
+}
+
+/**
+ * Builds the pod wing from the configuration: runtime (CRI, with the version
+ * handshake; may wait for the runtime's socket until `signal` aborts), image
+ * manager, sources → merger → pod manager ⇄ PLEG, status store. Undefined
+ * when no pod source is configured: the agent then never connects to the runtime.
+ */
+async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, signal: AbortSignal): Promise<PodWing | undefined> {
+  const { config: cfg, flags } = r;
+  const sources: SourceName[] = [];
+  if (cfg.staticPodPath !== '') sources.push('file');
+  if (cfg.staticPodURL !== '') sources.push('http');
+  if (sources.length === 0) {
+    log.info('No pod sources configured (--pod-manifest-path, --manifest-url); not connecting to the container runtime');
+    return undefined;
+  }
+  const node = { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) };
+  const maxPods = effectiveMaxPods(cfg, cpus().length);
+  // Loaded on use: the CRI client (grpc-js, protobufjs) is not needed to check a configuration or print help.
+  const { createCriRuntime } = await import('./cri/index.js');
+  const runtime = await createCriRuntime({
+    runtimeEndpoint: cfg.containerRuntimeEndpoint,
+    imageEndpoint: cfg.imageServiceEndpoint,
+    requestTimeoutMs: cfg.runtimeRequestTimeout,
+    log: log.child({ component: 'cri' }),
+    signal,
+  });
+  const images = await createImageManager({
+    images: runtime,
+    maxParallel: maxParallelImagePulls(cfg),
+    rateLimit: registryRateLimit(cfg),
+    rootDirectory: flags.rootDirectory,
+    providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
+    log,
+  });
+  const status = createStatusStore();
+  const merger = new PodConfigMerger(sources);
+  const gc = exposedGc();
+  const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'memory' }) });
+  const manager = createPodManager({
+    sync: createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log }),
+    status,
+    runtimeName: () => runtime.runtimeInfo.runtimeName,
+    syncFrequencyMs: cfg.syncFrequency,
+    maxPods,
+    allSourcesSeen: () => merger.allSourcesSeen(),
+    requestRelist: () => pleg.kick(),
+    onSettled: (changes) => burstGc?.settled(changes),
+  });
+  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot, startedAt) => manager.onRelist(changed, snapshot, startedAt) });
+  liveness.register('pleg', () => pleg.unhealthy() ?? true);
+  const feed = (source: SourceName) => (pods: Pod[]) => {
+    const { updates, rejected } = merger.set(source, pods);
+    for (const x of rejected) log.error('Pod rejected', { source: x.source, pod: `${x.pod.metadata.namespace}/${x.pod.metadata.name}`, reason: x.reason });
+    manager.applyUpdates(updates);
+  };
+  // One parser for both sources: large manifests go to its worker thread, one at a time.
+  const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
+  const components: Component[] = [manager, pleg];
+  if (burstGc) components.push(burstGc);
+  if (cfg.staticPodPath !== '') {
+    components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
+  }
+  if (cfg.staticPodURL !== '') {
+    components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node: node.name, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
+  }
+  log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
+  const close = (): void => {
+    void parser.close();
+    runtime.close();
+  };
+  return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
 }
 
 async function checkPlatformConfig(r: ResolvedConfig): Promise<void> {

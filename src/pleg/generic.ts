@@ -6,8 +6,8 @@ import type { RuntimeService } from '../cri/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
-import { newStatusCache, observeAll, signature } from '../pods/observe.js';
-import type { ObservedPod } from '../pods/observed.js';
+import { newStatusCache, observeAll, signature } from '../runtime-view/observe.js';
+import type { ObservedPod } from '../runtime-view/observed.js';
 import { createCoalescer, type Coalescer } from '../util/coalesce.js';
 
 export const RELIST_PERIOD_MS = 1000;

@@ -3,8 +3,8 @@
 // No I/O, no clock: the executor (sync-pod.ts) carries the actions out, and
 // back-off gating of starts happens there.
 import type { Container, Pod } from '../api/pod-types.js';
-import { containerHash, sandboxHash, type ContainerType } from './labels.js';
-import { latestByName, type ObservedContainer, type ObservedPod } from './observed.js';
+import { containerHash, sandboxHash, type ContainerType } from '../runtime-view/labels.js';
+import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
 
 export interface ContainerToStart {
   type: ContainerType;

@@ -6,29 +6,13 @@ import type { Container, EnvVar, Pod } from '../api/pod-types.js';
 import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount } from '../cri/types.js';
 import { parseQuantity } from '../config/values/quantity.js';
 import { ANNOTATION_SOURCE } from '../sources/static-pod.js';
-import { containerAnnotations, containerLabels, type ContainerType } from './labels.js';
+import { qosClass } from '../api/qos.js';
+import { containerAnnotations, containerLabels, type ContainerType } from '../runtime-view/labels.js';
 
-export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+export { qosClass, type QosClass } from '../api/qos.js';
 
 const milli = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value * 1000));
 const bytes = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value));
-
-/** The pod's QoS class, from its containers' cpu and memory requests and limits. */
-export function qosClass(pod: Pod): QosClass {
-  const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-  let any = false;
-  let guaranteed = true;
-  for (const c of all) {
-    for (const r of ['cpu', 'memory']) {
-      const req = c.resources.requests[r];
-      const lim = c.resources.limits[r];
-      if (req !== undefined || lim !== undefined) any = true;
-      if (lim === undefined || req === undefined || parseQuantity(req).value !== parseQuantity(lim).value) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
 
 const GUARANTEED_OOM_SCORE_ADJ = -997;
 const BESTEFFORT_OOM_SCORE_ADJ = 1000;

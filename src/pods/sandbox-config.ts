@@ -2,7 +2,7 @@
 // generatePodSandboxConfig and its DNS configurer), as pure functions.
 import type { Pod } from '../api/pod-types.js';
 import type { DnsConfig, PodSandboxConfig, PortMapping } from '../cri/types.js';
-import { ANN_SANDBOX_HASH, ANN_SANDBOX_HOST_NETWORK, sandboxHash, sandboxLabels } from './labels.js';
+import { ANN_SANDBOX_HASH, ANN_SANDBOX_HOST_NETWORK, sandboxHash, sandboxLabels } from '../runtime-view/labels.js';
 
 export interface NodeDnsSettings {
   /** --cluster-dns. */

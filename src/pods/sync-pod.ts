@@ -11,8 +11,8 @@ import type { KeyedBackoff } from '../util/backoff.js';
 import { SlotHold, type Semaphore } from '../util/rate-limit.js';
 import { computePodActions, type PodActions } from './actions.js';
 import { containerConfig, ContainerConfigError, type ContainerSettings } from './container-config.js';
-import { containerHash, type ContainerType } from './labels.js';
-import { latestByName, type ObservedPod } from './observed.js';
+import { containerHash, type ContainerType } from '../runtime-view/labels.js';
+import { latestByName, type ObservedPod } from '../runtime-view/observed.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 
 export interface Waiting {

@@ -5,8 +5,9 @@
 // every source has reported once (before that, absence from the desired state
 // does not mean "tear down": garbage collection waits for it).
 //
-// Pure and synchronous: sources call set(); the caller decides what to do
-// with the updates. Not safe to call from within an onUpdates callback.
+// Pure and synchronous: the composition root calls set() with each source's
+// pod set and hands the updates to the pod manager. Not re-entrant: do not
+// call set() again while handling the updates of a set() still running.
 import type { Pod } from '../api/pod-types.js';
 import { podRef } from '../api/pod-types.js';
 import { sameDesiredPod } from './static-pod.js';

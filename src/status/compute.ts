@@ -3,9 +3,14 @@
 // as a pure function. Transition times are kept from the previous status
 // when a condition does not change.
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../api/pod-types.js';
-import { qosClass } from '../pods/container-config.js';
-import type { ObservedContainer, ObservedPod } from '../pods/observed.js';
-import type { Waiting } from '../pods/sync-pod.js';
+import { qosClass } from '../api/qos.js';
+import type { ObservedContainer, ObservedPod } from '../runtime-view/observed.js';
+
+/** Why a container that should run is not running, as the last sync left it (its waiting reason and message). */
+export interface Waiting {
+  reason: string;
+  message: string;
+}
 
 export interface StatusInputs {
   pod: Pod;

@@ -5,7 +5,7 @@ import { decodePod } from '../../src/api/pod-decode.js';
 import type { Pod } from '../../src/api/pod-types.js';
 import type { FakeRuntime } from '../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../src/images/manager.js';
-import { observePod } from '../../src/pods/observe.js';
+import { observePod } from '../../src/runtime-view/observe.js';
 import { syncPod, type SyncDeps } from '../../src/pods/sync-pod.js';
 import { applyStaticPodDefaults } from '../../src/sources/static-pod.js';
 import { KeyedBackoff } from '../../src/util/backoff.js';

@@ -1,13 +1,18 @@
 // The pod pipeline harness (merger → pod manager → sync → PLEG → status) on
 // the stateful in-memory runtime, shared by the pipeline's integration tests.
 // Back-offs are shortened; everything else is the production code path.
+// Tests wait on events: until() checks its condition again after every event
+// the sync loop handles (source updates, relists, resyncs, retries, worker
+// completions) and every status change, never on a polling timer; its one
+// timer only bounds the wait.
 import { afterEach } from 'vitest';
 import { decodePod } from '../../../src/api/pod-decode.js';
 import type { Pod } from '../../../src/api/pod-types.js';
 import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../../src/images/manager.js';
 import { createPleg } from '../../../src/pleg/generic.js';
-import { PodManager } from '../../../src/pods/manager.js';
+import { createPodManager } from '../../../src/pods/index.js';
+import type { SyncEvent } from '../../../src/pods/sync-step.js';
 import { PodConfigMerger } from '../../../src/sources/merger.js';
 import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
 import { StatusStore } from '../../../src/status/store.js';
@@ -35,19 +40,28 @@ export function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxP
   const status = new StatusStore();
   const merger = new PodConfigMerger(['file']);
   const settled: Array<{ changes: number; busy: boolean }> = [];
+  /** Checks of pending until() calls, run after every loop event and status change. */
+  const checks = new Set<() => void>();
+  const notify = (): void => {
+    for (const check of [...checks]) check();
+  };
+  /** How many events of each kind the sync loop has handled. */
+  const handled = new Map<SyncEvent['kind'], number>();
+  status.subscribe(notify);
   const images = new ImageManager({ images: runtime, maxParallel: 1, backoff: new KeyedBackoff({ initialMs: 50, maxMs: 400 }), credentials: async () => [], log });
-  const manager = new PodManager({
-    runtime,
+  const manager = createPodManager({
     status,
     runtimeName: () => 'fake',
-    hostIP: '127.0.0.1',
     syncFrequencyMs: opts.syncFrequencyMs ?? 60_000,
     ...(opts.errorBackoffMs !== undefined ? { errorBackoffMs: opts.errorBackoffMs } : {}),
     maxPods: opts.maxPods ?? 110,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => settled.push({ changes, busy: manager.busy() }),
-    log,
+    onStep: (event) => {
+      handled.set(event.kind, (handled.get(event.kind) ?? 0) + 1);
+      notify();
+    },
     sync: {
       runtime,
       images,
@@ -61,25 +75,42 @@ export function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxP
   });
   const pleg = createPleg({ runtime, log, onRelist: (c, s, t) => manager.onRelist(c, s, t), periodMs: opts.plegPeriodMs ?? 20 });
   const ac = new AbortController();
-  const runs = [manager.component().run(ac.signal), pleg.run(ac.signal)];
+  const runs = [manager.run(ac.signal), pleg.run(ac.signal)];
   stops.push(async () => {
     ac.abort();
     await Promise.all(runs);
     t.cleanup();
   });
   const set = (pods: Pod[]) => manager.applyUpdates(merger.set('file', pods).updates);
-  const until = async <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = fn();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  /** Resolves with fn()'s first truthy value, checked now and after each loop event or status change; rejects after `ms`. */
+  const until = <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        checks.delete(check);
+      };
+      const check = (): void => {
+        try {
+          const v = fn();
+          if (!v) return;
+          finish();
+          resolve(v);
+        } catch (e) {
+          finish();
+          reject(e as Error);
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out waiting for ${what}`));
+      }, ms);
+      checks.add(check);
+      check();
+    });
+  const count = (kind: SyncEvent['kind']): number => handled.get(kind) ?? 0;
   const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
   const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
-  return { runtime, status, log, set, until, phase, calls, logsDir: t.dir, manager, settled, signal: ac.signal };
+  return { runtime, status, log, set, until, count, phase, calls, logsDir: t.dir, manager, settled, signal: ac.signal };
 }
 
 

@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
-import { LABEL_POD_UID } from '../../../src/pods/labels.js';
-import { RELIST_WAIT_MS } from '../../../src/pods/manager.js';
+import { LABEL_POD_UID } from '../../../src/runtime-view/labels.js';
+import { RELIST_WAIT_MS } from '../../../src/pods/index.js';
 import { IMAGE, manifest, start, stopFirst } from './harness.js';
 
 describe('pod pipeline on the in-memory runtime', () => {
@@ -86,8 +86,9 @@ describe('pod pipeline on the in-memory runtime', () => {
     await h.until(() => h.phase(p) === 'Running', 'Running');
     const perPod = () => h.runtime.callsOf('listContainers').filter(([f]) => f?.labelSelector?.[LABEL_POD_UID] !== undefined).length;
     const relists = () => h.runtime.callsOf('listContainers').length - perPod();
-    const [before, relistsBefore] = [perPod(), relists()];
-    await new Promise((r) => setTimeout(r, 400)); // ~13 resyncs, ~20 relists
+    const [before, relistsBefore, resyncsBefore] = [perPod(), relists(), h.count('resync')];
+    // A dozen resyncs, each after a sync of the pod (where the same lines once slept 400 ms: ~13 resyncs, ~20 relists).
+    await h.until(() => h.count('resync') >= resyncsBefore + 12 && relists() - relistsBefore > 5, '12 resyncs');
     expect(relists() - relistsBefore).toBeGreaterThan(5);
     expect(perPod() - before).toBe(0); // a resync right after a sync waits for the next relist, as the kubelet's pod cache does
     expect(h.phase(p)).toBe('Running');

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { CriError } from '../../../src/cri/errors.js';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
-import { observePod } from '../../../src/pods/observe.js';
+import { observePod } from '../../../src/runtime-view/observe.js';
 import { IMAGE, staticPod as pod, syncDeps as deps, syncOnce as sync } from '../../helpers/sync-pod.js';
 
 describe('sync failures become waiting reasons', () => {

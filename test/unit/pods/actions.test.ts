@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { decodePod } from '../../../src/api/pod-decode.js';
 import type { Pod, RestartPolicy } from '../../../src/api/pod-types.js';
 import { computePodActions, sandboxChange, terminationActions, type PodActions } from '../../../src/pods/actions.js';
-import { containerHash, sandboxHash } from '../../../src/pods/labels.js';
-import type { ObservedContainer, ObservedPod, ObservedSandbox } from '../../../src/pods/observed.js';
+import { containerHash, sandboxHash } from '../../../src/runtime-view/labels.js';
+import type { ObservedContainer, ObservedPod, ObservedSandbox } from '../../../src/runtime-view/observed.js';
 
 function pod(opts: { restart?: RestartPolicy; containers?: string[]; init?: string[]; hostNetwork?: boolean; image?: string; ports?: number[] } = {}): Pod {
   const mk = (name: string) => ({ name, image: opts.image ?? 'i:1', ...(opts.ports ? { ports: opts.ports.map((p) => ({ containerPort: p, hostPort: p })) } : {}) });

@@ -1,7 +1,7 @@
 // When a pod is synced again without a change to prompt it (retryDelay): a
 // failed sync after the error back-off, a crash loop at the end of its back-off.
 import { describe, expect, it } from 'vitest';
-import { retryDelay } from '../../../src/pods/manager.js';
+import { retryDelay } from '../../../src/pods/sync-step.js';
 
 const waiting = (...reasons: string[]) => new Map(reasons.map((reason, i) => [`c${i}`, { reason }]));
 

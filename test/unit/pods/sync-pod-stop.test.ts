@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeRuntime, ManualClock } from '../../../src/cri/fake-runtime.js';
 import type { AgentLogger, LogFields } from '../../../src/log/index.js';
 import { stoppedWithinGrace, teardownPod } from '../../../src/pods/sync-pod.js';
-import { observePod } from '../../../src/pods/observe.js';
+import { observePod } from '../../../src/runtime-view/observe.js';
 import { IMAGE, staticPod, syncDeps, syncOnce } from '../../helpers/sync-pod.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodePod } from '../../../src/api/pod-decode.js';
 import type { Pod, RestartPolicy } from '../../../src/api/pod-types.js';
-import type { ObservedContainer, ObservedPod } from '../../../src/pods/observed.js';
+import type { ObservedContainer, ObservedPod } from '../../../src/runtime-view/observed.js';
 import { computePodStatus } from '../../../src/status/compute.js';
 
 function pod(restart: RestartPolicy = 'Always', containers = ['a'], init: string[] = []): Pod {

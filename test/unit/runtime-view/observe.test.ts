@@ -2,8 +2,8 @@
 // entries whose state changed, and unchanged pods come back as the same objects.
 import { describe, expect, it } from 'vitest';
 import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from '../../../src/cri/types.js';
-import { ANN_SANDBOX_HOST_NETWORK, LABEL_CONTAINER_NAME, LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../../../src/pods/labels.js';
-import { newStatusCache, observeAll, observePod } from '../../../src/pods/observe.js';
+import { ANN_SANDBOX_HOST_NETWORK, LABEL_CONTAINER_NAME, LABEL_MANAGED, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../../../src/runtime-view/labels.js';
+import { newStatusCache, observeAll, observePod } from '../../../src/runtime-view/observe.js';
 
 const labels = (uid: string): Record<string, string> => ({ [LABEL_MANAGED]: 'true', [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: `p-${uid}`, [LABEL_POD_NAMESPACE]: 'default', [LABEL_CONTAINER_NAME]: 'c' });
 const sandbox = (uid: string, state = 'READY', annotations: Record<string, string> = {}): PodSandbox =>

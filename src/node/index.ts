@@ -1,0 +1,3 @@
+// Public surface of the node folder: facts about the host the agent runs on.
+export { nodeName } from './name.js';
+export { hostIP } from './ip.js';

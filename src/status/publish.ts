@@ -1,0 +1,25 @@
+// Publishing a pod's status: computes it (compute.ts), logs what an operator
+// looks for first (a phase change, a container newly waiting, as the kubelet
+// emits events for them) and stores it. Called by the pod workers after each
+// sync; synchronous, never blocks.
+import { podRef } from '../api/pod-types.js';
+import type { AgentLogger } from '../log/index.js';
+import { computePodStatus, type StatusInputs } from './compute.js';
+import type { StatusStore } from './store.js';
+
+/** Computes the pod's status from `inputs` (the previous status read from `store`), logs its changes, stores it. */
+export function publishPodStatus(store: StatusStore, log: AgentLogger, inputs: Omit<StatusInputs, 'previous'>): void {
+  const { pod } = inputs;
+  const uid = pod.metadata.uid;
+  const previous = store.get(uid)?.status;
+  const status = computePodStatus({ ...inputs, ...(previous ? { previous } : {}) });
+  if (previous?.phase !== status.phase) log.info('Pod phase changed', { pod: podRef(pod), podUID: uid, from: previous?.phase ?? 'none', to: status.phase });
+  const was = new Map([...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].map((p) => [p.name, p.state.waiting?.reason]));
+  for (const cs of [...(status.initContainerStatuses ?? []), ...status.containerStatuses]) {
+    const w = cs.state.waiting;
+    if (w && w.reason !== 'ContainerCreating' && w.reason !== was.get(cs.name)) {
+      log.warn('Container is waiting', { pod: podRef(pod), podUID: uid, container: cs.name, reason: w.reason, message: w.message ?? '' });
+    }
+  }
+  store.set(uid, { pod, status });
+}
