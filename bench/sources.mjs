@@ -334,7 +334,7 @@ async function main() {
   const base = await waitBase([...filePods, ...urlPods].map(fullName), BASE_TIMEOUT_MS);
   phase(`${base.ids.size} pods RUNNING after ${(base.ms / 1000).toFixed(1)} s; settling ${opts.settle} s, then waiting for the agent to go idle`);
   // The RSS baseline is the first quiet phase: the start's garbage must be collected first
-  // (the agent does that itself ~2 s after a burst of pod starts, src/memory/after-burst.ts).
+  // (the agent does that itself ~2 s after a burst of pod starts, src/heap/after-burst.ts).
   await sleep(opts.settle * 1000);
   const ctx = { pid: started.pid, healthzUrl: `http://127.0.0.1:${healthzPort}/healthz`, floorUrl: await startFloor(), baseIds: base.ids, loadEnd: undefined };
   const out = { agentStart: { readyMs: round3(started.readyMs), basePodsMs: round3(base.ms), settle: await settle(ctx.pid, opts.settleMax) }, phases: [], badErrors };

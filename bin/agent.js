@@ -11,7 +11,7 @@
 // unpaged, optimized code and compiler zones are not allocated: ~4-5 MB less
 // RSS, with the agent's CPU for a 110-pod batch unchanged within noise.
 // --expose-gc lets the agent collect a burst's garbage once the burst is over
-// (src/memory/after-burst.ts). (--optimize-for-size lowered the steady-state
+// (src/heap/after-burst.ts). (--optimize-for-size lowered the steady-state
 // RSS by a few MB but made every 110-pod batch ~15 % slower: not used.)
 // `node bin/agent.js` runs without any of it.
 // The only place that turns the agent's outcome into a process exit code.

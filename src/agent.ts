@@ -11,17 +11,18 @@ import type { AgentLogger } from './log/index.js';
 import { acquireLock, installSignalHandlers, LivenessRegistry, lockRootDir, rootDirLockPath, runComponents, type Component, type HeldLock } from './lifecycle/index.js';
 import { createHealthzServer } from './server/index.js';
 import { cpus } from 'node:os';
-import type { Pod } from './api/pod-types.js';
+import type { Pod } from './pod-model/pod-types.js';
 import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
-import { createBurstCollector, exposedGc } from './memory/index.js';
+import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
 import { createPodManager, createSyncDeps } from './pods/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
-import { explicitSettings } from './config/redact.js';
+import { explicitSettings, redactEncoded } from './config/redact.js';
+import { configSpec } from './config/options.js';
 import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
@@ -220,7 +221,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   const status = createStatusStore();
   const merger = new PodConfigMerger(sources);
   const gc = exposedGc();
-  const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'memory' }) });
+  const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'heap' }) });
   const manager = createPodManager({
     sync: createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log }),
     status,
@@ -246,7 +247,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }
   if (cfg.staticPodURL !== '') {
-    components.push(createUrlSource({ url: cfg.staticPodURL, headers: cfg.staticPodURLHeader, node: node.name, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
+    components.push(createUrlSource({ url: cfg.staticPodURL, shownUrl: String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL)), headers: cfg.staticPodURLHeader, node: node.name, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
   }
   log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
   const close = (): void => {

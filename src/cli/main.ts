@@ -7,7 +7,7 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js';
 import { validate } from '../config/validate.js';
 import { alsoCheck } from '../config/one-pass.js';
 import { builtVersion, versionInfo } from '../version.js';
-import { onlineCpuCount } from '../config/host.js';
+import { onlineCpuCount } from '../node/cpus.js';
 
 export interface MainIO {
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -6,7 +6,7 @@
 // the limit fails at once with "pull QPS exceeded" and backs off, as in the kubelet),
 // and per-image pull back-off. Failures come back as the waiting reasons the
 // kubelet reports (ErrImagePull, ImagePullBackOff, ErrImageNeverPull).
-import type { PullPolicy } from '../api/pod-types.js';
+import type { PullPolicy } from '../pod-model/pod-types.js';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/types.js';
 import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';

@@ -2,7 +2,7 @@
 // the kubelet's computePodActions (kuberuntime_manager.go), as a pure function.
 // No I/O, no clock: the executor (sync-pod.ts) carries the actions out, and
 // back-off gating of starts happens there.
-import type { Container, Pod } from '../api/pod-types.js';
+import type { Container, Pod } from '../pod-model/pod-types.js';
 import { containerHash, sandboxHash, type ContainerType } from '../runtime-view/labels.js';
 import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
 

@@ -2,7 +2,7 @@
 // --pods-per-core): the kubelet rejects a pod beyond it at admission, and a
 // rejected pod never starts. Pure; the sync step (sync-step.ts) counts the
 // active pods and publishes the rejection.
-import type { PodStatus } from '../api/pod-types.js';
+import type { PodStatus } from '../pod-model/pod-types.js';
 
 /** The kubelet's reason for a pod rejected over the pod cap (lifecycle.PredicateAdmitHandler: OutOf<resource>). */
 export const OUT_OF_PODS = 'OutOfpods';

@@ -2,14 +2,14 @@
 // generateContainerConfig), as pure functions: environment with the downward
 // API and $(VAR) expansion, resources → CPU shares / CFS quota / memory limit /
 // OOM score by QoS class, mounts, security context, log path.
-import type { Container, EnvVar, Pod } from '../api/pod-types.js';
+import type { Container, EnvVar, Pod } from '../pod-model/pod-types.js';
 import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount } from '../cri/types.js';
 import { parseQuantity } from '../config/values/quantity.js';
 import { ANNOTATION_SOURCE } from '../sources/static-pod.js';
-import { qosClass } from '../api/qos.js';
+import { qosClass } from '../pod-model/qos.js';
 import { containerAnnotations, containerLabels, type ContainerType } from '../runtime-view/labels.js';
 
-export { qosClass, type QosClass } from '../api/qos.js';
+export { qosClass, type QosClass } from '../pod-model/qos.js';
 
 const milli = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value * 1000));
 const bytes = (q: string | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q).value));

@@ -4,7 +4,7 @@
 // the worker: the sync loop (sync-loop.ts) starts it for a `sync` or
 // `teardown` command and posts the outcome back as a `done` event. Never
 // rejects: every failure becomes an outcome.
-import type { Pod } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
 import type { AgentLogger } from '../log/index.js';
 import { observePod } from '../runtime-view/observe.js';
 import type { ObservedPod } from '../runtime-view/observed.js';

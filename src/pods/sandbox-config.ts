@@ -1,6 +1,6 @@
 // The CRI sandbox configuration of a pod (the kubelet's
 // generatePodSandboxConfig and its DNS configurer), as pure functions.
-import type { Pod } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
 import type { DnsConfig, PodSandboxConfig, PortMapping } from '../cri/types.js';
 import { ANN_SANDBOX_HASH, ANN_SANDBOX_HOST_NETWORK, sandboxHash, sandboxLabels } from '../runtime-view/labels.js';
 

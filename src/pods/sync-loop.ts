@@ -9,7 +9,7 @@
 // and the work they start runs in the background. Work runs only between
 // run(signal) and the abort of `signal`; run() resolves once every pod's work
 // in flight has ended.
-import type { Pod } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { onAbort, waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';

@@ -3,7 +3,7 @@
 // the pod lifecycle that calls the runtime. Each step's failure becomes the
 // waiting reason the kubelet would report, and the pod is retried later.
 import { mkdir, rm } from 'node:fs/promises';
-import type { Container as ContainerSpec, Pod } from '../api/pod-types.js';
+import type { Container as ContainerSpec, Pod } from '../pod-model/pod-types.js';
 import type { PodSandboxConfig, RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
 import type { AgentLogger } from '../log/index.js';

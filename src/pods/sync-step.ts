@@ -4,8 +4,8 @@
 // (sync-loop.ts) owns those, feeds every input in as an event (source
 // updates, relists, resync ticks, retries, worker completions; later probe
 // results) and runs the commands. Table-tested in test/unit/pods/.
-import type { Pod, PodStatus } from '../api/pod-types.js';
-import { podRef } from '../api/pod-types.js';
+import type { Pod, PodStatus } from '../pod-model/pod-types.js';
+import { podRef } from '../pod-model/pod-types.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { admitPod, rejectedStatus } from './admission.js';
 import { begin, end, newWorker, request, type PodWorker, type Work } from './worker-state.js';

@@ -5,8 +5,8 @@
 // containers are adopted rather than recreated. Objects without these labels
 // were not created by the agent and are never touched.
 import { createHash } from 'node:crypto';
-import type { Container, Pod } from '../api/pod-types.js';
-import { canonicalJson } from '../sources/static-pod.js';
+import type { Container, Pod } from '../pod-model/pod-types.js';
+import { canonicalJson } from '../util/canonical-json.js';
 
 export const LABEL_POD_NAME = 'io.platform.pod.name';
 export const LABEL_POD_NAMESPACE = 'io.platform.pod.namespace';

@@ -11,8 +11,8 @@
 // SETTLE_MS of its last change, as `cp` leaves it between truncating and
 // writing) keeps its previous pod and is read again once it settles.
 import { resolve } from 'node:path';
-import type { Pod } from '../api/pod-types.js';
-import { podRef } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
+import { podRef } from '../pod-model/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';

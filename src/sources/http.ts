@@ -7,7 +7,7 @@
 // As the kubelet's: a body is read to at most 10 MB (the request is aborted
 // past that), and a body identical to the last one is not parsed again. Each
 // poll runs off the event loop (url-fetch.ts).
-import type { Pod } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { abortableSleep } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
@@ -17,6 +17,8 @@ import { createUrlFetcher, type UrlFetcher } from './url-fetch.js';
 
 export interface UrlSourceOptions {
   readonly url: string;
+  /** The URL as the log may show it (credentials redacted: config/redact.ts); `url` when not given. */
+  readonly shownUrl?: string;
   /** --manifest-url-header: name → values, in the order given. */
   readonly headers: Readonly<Record<string, readonly string[]>>;
   readonly node: string;
@@ -48,6 +50,7 @@ export function createUrlSource(opts: UrlSourceOptions): Component {
   /** The last body parsed and what it gave: the same bytes again need no parse, and its outcome stands. */
   let lastParsed: { digest: string; error: string | undefined } | undefined;
   const headers = headerList(opts.headers);
+  const shown = opts.shownUrl ?? opts.url;
 
   async function fetchOnce(fetcher: UrlFetcher, signal: AbortSignal): Promise<void> {
     const got = await fetcher.fetch({ url: opts.url, headers, timeoutMs: timeout, maxBytes: max, lastDigest: lastParsed?.digest, node: opts.node, nowMs: now().getTime() }, signal);
@@ -60,8 +63,8 @@ export function createUrlSource(opts: UrlSourceOptions): Component {
       else error = got.result.error;
       lastParsed = { digest: got.digest, error };
     }
-    if (error !== undefined && error !== lastError) opts.log.error('Could not read pods from the manifest URL; keeping the last pods it gave', { url: opts.url, err: error });
-    if (error === undefined && lastError !== undefined) opts.log.info('Manifest URL is readable again', { url: opts.url });
+    if (error !== undefined && error !== lastError) opts.log.error('Could not read pods from the manifest URL; keeping the last pods it gave', { url: shown, err: error });
+    if (error === undefined && lastError !== undefined) opts.log.info('Manifest URL is readable again', { url: shown });
     lastError = error;
   }
 

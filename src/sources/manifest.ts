@@ -4,9 +4,9 @@
 // feature, any size the sources let through), the answer is a result, never
 // an exception; the sources rely on that to keep one bad file to itself.
 import { loadAll, YAMLException } from 'js-yaml';
-import type { Pod } from '../api/pod-types.js';
-import { decodePod, type DecodeProblem } from '../api/pod-decode.js';
-import { isDns1123Subdomain, validatePod } from '../api/pod-validate.js';
+import type { Pod } from '../pod-model/pod-types.js';
+import { decodePod, type DecodeProblem } from '../pod-model/pod-decode.js';
+import { isDns1123Subdomain, validatePod } from '../pod-model/pod-validate.js';
 import { applyStaticPodDefaults, type StaticSource } from './static-pod.js';
 
 export type ManifestResult = { ok: true; pods: Pod[] } | { ok: false; error: string };

@@ -8,8 +8,8 @@
 // Pure and synchronous: the composition root calls set() with each source's
 // pod set and hands the updates to the pod manager. Not re-entrant: do not
 // call set() again while handling the updates of a set() still running.
-import type { Pod } from '../api/pod-types.js';
-import { podRef } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
+import { podRef } from '../pod-model/pod-types.js';
 import { sameDesiredPod } from './static-pod.js';
 
 export type SourceName = 'file' | 'http' | 'api';

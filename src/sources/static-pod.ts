@@ -12,7 +12,8 @@
 // as the kubelet's does: it changes with every edit (what a mirror pod is
 // matched against).
 import { createHash } from 'node:crypto';
-import type { Pod } from '../api/pod-types.js';
+import type { Pod } from '../pod-model/pod-types.js';
+import { canonicalJson } from '../util/canonical-json.js';
 
 export type StaticSource = 'file' | 'http';
 
@@ -20,18 +21,6 @@ export const ANNOTATION_HASH = 'platform.io/config.hash';
 export const ANNOTATION_SOURCE = 'platform.io/config.source';
 export const ANNOTATION_SEEN = 'platform.io/config.seen';
 export const ANNOTATION_MIRROR = 'platform.io/config.mirror';
-
-/** JSON with object keys sorted, so equal content hashes equally whatever the key order in the file. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 export function staticPodUid(pod: Pod, node: string, source: StaticSource, location: string): string {
   const h = createHash('md5');

@@ -2,8 +2,8 @@
 // containers are waiting (the kubelet's generateAPIPodStatus and getPhase),
 // as a pure function. Transition times are kept from the previous status
 // when a condition does not change.
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../api/pod-types.js';
-import { qosClass } from '../api/qos.js';
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../pod-model/pod-types.js';
+import { qosClass } from '../pod-model/qos.js';
 import type { ObservedContainer, ObservedPod } from '../runtime-view/observed.js';
 
 /** Why a container that should run is not running, as the last sync left it (its waiting reason and message). */

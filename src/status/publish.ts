@@ -2,7 +2,7 @@
 // looks for first (a phase change, a container newly waiting, as the kubelet
 // emits events for them) and stores it. Called by the pod workers after each
 // sync; synchronous, never blocks.
-import { podRef } from '../api/pod-types.js';
+import { podRef } from '../pod-model/pod-types.js';
 import type { AgentLogger } from '../log/index.js';
 import { computePodStatus, type StatusInputs } from './compute.js';
 import type { StatusStore } from './store.js';

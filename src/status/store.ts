@@ -1,6 +1,6 @@
 // The latest status of every pod the agent knows. The sync loop writes it;
 // the servers (/pods) and, in API-server mode, the status syncer read it.
-import type { Pod, PodStatus } from '../api/pod-types.js';
+import type { Pod, PodStatus } from '../pod-model/pod-types.js';
 
 export interface PodWithStatus {
   pod: Pod;

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { execFile, execFileSync } from 'node:child_process';
 import { RULE_CASES, type Invocation } from '../fixtures/validation-cases.js';
 import { AGENT_BIN, runAgentProcess, tempDir } from '../helpers/agent-process.js';
-import { onlineCpuCount } from '../../src/config/host.js';
+import { onlineCpuCount } from '../../src/node/cpus.js';
 
 const online = (): number => onlineCpuCount() ?? 1;
 function hasTaskset(): boolean {

@@ -5,7 +5,7 @@
 // not only its first-character error path. Seeded: a failure names its seed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validatePod } from '../../src/api/pod-validate.js';
+import { validatePod } from '../../src/pod-model/pod-validate.js';
 import { podFromFile, podsFromUrlBody, type ManifestResult } from '../../src/sources/manifest.js';
 
 const ctx = { node: 'n', source: 'file' as const, location: '/m/a.yaml', now: new Date('2026-11-22T00:00:00Z') };

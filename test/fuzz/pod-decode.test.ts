@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
-import { decodePod } from '../../src/api/pod-decode.js';
-import { validatePod } from '../../src/api/pod-validate.js';
+import { decodePod } from '../../src/pod-model/pod-decode.js';
+import { validatePod } from '../../src/pod-model/pod-validate.js';
 import { mutate, mutatedPod, nonPlain, protoKeyed, SMALL_PODS, slots, validPod, wrongValue, yamlToken } from './pod-arbitraries.js';
 import { acceptedPodProblem, rejectionProblem } from './pod-invariants.js';
 

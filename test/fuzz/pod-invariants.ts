@@ -2,8 +2,8 @@
 // pod-validate.ts (its own regexes and limits), and the shape every rejection
 // must have. Each check returns the broken invariant's description, or
 // undefined.
-import type { DecodeProblem } from '../../src/api/pod-decode.js';
-import type { Pod } from '../../src/api/pod-types.js';
+import type { DecodeProblem } from '../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../src/pod-model/pod-types.js';
 
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

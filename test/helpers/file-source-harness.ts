@@ -1,7 +1,7 @@
 // Runs the file source on a real path with the real manifest parser, for the
 // integration tests: every set it hands on, every log record, and bounded
 // waits that wake on each new set. Call `stopAll()` in afterEach.
-import type { Pod } from '../../src/api/pod-types.js';
+import type { Pod } from '../../src/pod-model/pod-types.js';
 import { createFileSource } from '../../src/sources/file.js';
 import { createManifestParser, type ManifestParser } from '../../src/sources/parser.js';
 import { testLogger, type LogRecord } from './test-logger.js';

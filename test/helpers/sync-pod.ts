@@ -1,8 +1,8 @@
 // One pod sync against the in-memory runtime, with the dependencies the
 // pipeline would give it (pod logs under a temporary directory).
 import { afterAll } from 'vitest';
-import { decodePod } from '../../src/api/pod-decode.js';
-import type { Pod } from '../../src/api/pod-types.js';
+import { decodePod } from '../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../src/pod-model/pod-types.js';
 import type { FakeRuntime } from '../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../src/images/manager.js';
 import { observePod } from '../../src/runtime-view/observe.js';

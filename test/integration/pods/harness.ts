@@ -6,8 +6,8 @@
 // completions) and every status change, never on a polling timer; its one
 // timer only bounds the wait.
 import { afterEach } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { FakeRuntime, type FakeProgram } from '../../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../../src/images/manager.js';
 import { createPleg } from '../../../src/pleg/generic.js';

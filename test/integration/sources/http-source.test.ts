@@ -2,7 +2,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/pod-types.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { createUrlSource } from '../../../src/sources/http.js';
 import { createManifestParser } from '../../../src/sources/parser.js';
 import { testLogger, type LogRecord } from '../../helpers/test-logger.js';

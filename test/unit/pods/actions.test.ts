@@ -1,7 +1,7 @@
 // computePodActions, table-driven: desired pod × observed runtime state → actions.
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod, RestartPolicy } from '../../../src/api/pod-types.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod, RestartPolicy } from '../../../src/pod-model/pod-types.js';
 import { computePodActions, sandboxChange, terminationActions, type PodActions } from '../../../src/pods/actions.js';
 import { containerHash, sandboxHash } from '../../../src/runtime-view/labels.js';
 import type { ObservedContainer, ObservedPod, ObservedSandbox } from '../../../src/runtime-view/observed.js';

@@ -3,8 +3,8 @@
 // in flight instead of waiting for it. The fake runtime's pullImage is held
 // until released; nothing here releases it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
 import { ImageManager } from '../../../src/images/manager.js';
 import { createPleg } from '../../../src/pleg/index.js';

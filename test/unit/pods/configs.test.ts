@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { containerConfig, containerEnv, expand, linuxResources, oomScoreAdj, qosClass } from '../../../src/pods/container-config.js';
 import { parseResolvConf } from '../../../src/pods/resolv-conf.js';
 import { podDns, sandboxConfig } from '../../../src/pods/sandbox-config.js';

@@ -2,7 +2,7 @@
 // the scene, then one event, and the commands that event gives (as short
 // strings). No runtime, no timers.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/pod-types.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { desiredPods, handle, initialState, type Command, type LoopState, type SyncEvent, type WorkOutcome } from '../../../src/pods/sync-step.js';
 import type { PodUpdate } from '../../../src/sources/merger.js';
 

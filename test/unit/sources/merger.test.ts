@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/pod-types.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { PodConfigMerger } from '../../../src/sources/merger.js';
 
 const pod = (name: string, uid: string, image = 'i:1', seen = 't0'): Pod => ({

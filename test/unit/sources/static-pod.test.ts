@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod } from '../../../src/api/pod-types.js';
-import { applyStaticPodDefaults, canonicalJson, sameDesiredPod } from '../../../src/sources/static-pod.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
+import { applyStaticPodDefaults, sameDesiredPod } from '../../../src/sources/static-pod.js';
+import { canonicalJson } from '../../../src/util/canonical-json.js';
 import { podFromFile, podsFromUrlBody } from '../../../src/sources/manifest.js';
 
 const pod = (image = 'i:1', extra: Record<string, unknown> = {}): Pod => {

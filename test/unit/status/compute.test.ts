@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import type { Pod, RestartPolicy } from '../../../src/api/pod-types.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import type { Pod, RestartPolicy } from '../../../src/pod-model/pod-types.js';
 import type { ObservedContainer, ObservedPod } from '../../../src/runtime-view/observed.js';
 import { computePodStatus } from '../../../src/status/compute.js';
 

@@ -2,7 +2,7 @@
 // for QUIET_MS after at least MIN_CHANGES syncs, never while they are busy,
 // never closer than MIN_INTERVAL_MS, and nothing after stop.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createBurstCollector, exposedGc, MIN_INTERVAL_MS, MIN_CHANGES, QUIET_MS } from '../../../src/memory/after-burst.js';
+import { createBurstCollector, exposedGc, MIN_INTERVAL_MS, MIN_CHANGES, QUIET_MS } from '../../../src/heap/after-burst.js';
 import { testLogger } from '../../helpers/test-logger.js';
 
 beforeEach(() => {

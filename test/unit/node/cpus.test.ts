@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onlineCpuCount } from '../../../src/config/host.js';
+import { onlineCpuCount } from '../../../src/node/cpus.js';
 
 describe('onlineCpuCount', () => {
   it('counts the kernel online list, not the affinity mask', () => {

@@ -1,8 +1,8 @@
 // One row per rule of the API server's pod validation that static pods go
 // through; each names the field the way the agent's log line will.
 import { describe, expect, it } from 'vitest';
-import { decodePod } from '../../../src/api/pod-decode.js';
-import { validatePod } from '../../../src/api/pod-validate.js';
+import { decodePod } from '../../../src/pod-model/pod-decode.js';
+import { validatePod } from '../../../src/pod-model/pod-validate.js';
 
 type Obj = Record<string, unknown>;
 const pod = (spec: Obj = {}, metadata: Obj = {}): Obj => ({

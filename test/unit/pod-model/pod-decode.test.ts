@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodePod, defaultPullPolicy } from '../../../src/api/pod-decode.js';
-import { validatePod } from '../../../src/api/pod-validate.js';
+import { decodePod, defaultPullPolicy } from '../../../src/pod-model/pod-decode.js';
+import { validatePod } from '../../../src/pod-model/pod-validate.js';
 
 const base = (spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = { name: 'web' }) => ({
   apiVersion: 'v1',

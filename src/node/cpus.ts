@@ -1,7 +1,7 @@
 // Facts about the host that validation needs, read only when a check asks.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { parseCpuSet } from './values/cpuset.js';
+import { parseCpuSet } from '../config/values/cpuset.js';
 
 /**
  * The node's online CPUs, as the kubelet's CPU topology counts them: the
