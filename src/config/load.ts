@@ -2,7 +2,7 @@
 // field values. Every problem names the file, the field path and the line.
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, visit, isMap, isNode, isPair, isScalar, parseAllDocuments, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
+import { LineCounter, visit, isMap, isNode, isPair, isScalar, parseAllDocuments, stringify, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { ConfigFileError, ValidationError, type AgentError } from '../errors.js';
 import { FileLayerError, type FileLayer, type LayerKind } from './layer.js';
 import { CONFIG_API_VERSION, CONFIG_KIND, configSpec } from './options.js';
@@ -18,9 +18,16 @@ function lineOf(doc: Document, lc: LineCounter, path: Path): number | undefined 
   for (let n = path.length; n >= 0; n--) {
     const node: unknown = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
     if (isNode(node) && node.range) return lc.linePos(node.range[0]).line;
+    // A key that is a list or map (`? [a]`) is named by its text, which getIn cannot look up.
+    const parent: unknown = n <= 1 ? doc.contents : doc.getIn(path.slice(0, n - 1), true);
+    const pair = n > 0 && isMap(parent) ? parent.items.find((p) => isNode(p.key) && !isScalar(p.key) && flowText(p.key) === String(path[n - 1])) : undefined;
+    if (pair && isNode(pair.key) && pair.key.range) return lc.linePos(pair.key.range[0]).line;
   }
   return undefined;
 }
+
+/** A list or map key as the conversion to JS names it (`[ a ]`), near enough to find its line. */
+const flowText = (key: unknown): string => (isNode(key) ? stringify(key.toJSON(), { collectionStyle: 'flow' }).trim() : String(key));
 
 const dotted = (path: Path): string => path.map(String).join('.');
 
@@ -57,6 +64,11 @@ const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   merge: true,
   uniqueKeys: false,
   prettyErrors: false,
+  // The yaml package would print its own warnings through process.emitWarning
+  // ("(node:PID) Warning: Keys with collection values will be stringified"):
+  // what such a file holds is reported by the loader instead (a key that is a
+  // list or map is an unknown field, named with its line).
+  logLevel: 'error',
   customTags: (tags: Tags) => tags.filter((t) => !(typeof t === 'object' && (t.tag === 'tag:yaml.org,2002:timestamp' || (t as { format?: string }).format === 'TIME'))),
 };
 

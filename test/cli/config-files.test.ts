@@ -62,6 +62,12 @@ describe('warnings, not errors', () => {
     expect(run.stderr).toContain(`Warning: config file "${path}" line 8: unknown field "maxPod" (ignored)`);
     expect(run.stderr).toContain(`line 9: unknown field "authentication2"`);
   });
+  it('a key that is a list is an unknown field, reported by the agent alone (no raw node warning from the YAML library)', async () => {
+    const { path, run } = await withConfig('complex-key.yaml', `${HEAD}${STANDALONE}? [a]\n: 1\n`);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`Warning: config file "${path}" line 8: unknown field "[ a ]" (ignored)`);
+    expect(run.stderr).not.toContain('(node:');
+  });
   it('an unknown key inside a list item is a warning naming its path', async () => {
     const text = `${HEAD}${STANDALONE}registerWithTaints:\n  - key: a\n    effect: NoSchedule\n    colour: red\nreservedMemory:\n  - numaNode: 0\n    limits: {memory: 1Gi}\n    extra: 1\nshutdownGracePeriodByPodPriority:\n  - priority: 1\n    shutdownGracePeriodSeconds: 10\n    note: x\nlogging:\n  vmodule:\n    - filePattern: sync\n      verbosity: 2\n      level: 3\n`;
     const { path, run } = await withConfig('item-unknown.yaml', text);

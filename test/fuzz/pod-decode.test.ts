@@ -113,7 +113,7 @@ describe('pod decoder fuzz', () => {
         const [line, index] = candidates[where % candidates.length]!;
         const m = /^(\s*(?:- )?)([^\s:]+):(.*)$/.exec(line);
         lines[index] = token.key && m ? `${m[1]}${token.text}:${m[3]}` : line.replace(/(: |- )(.*)$/, `$1${token.text}`);
-        const doc = parseDocument(lines.join('\n'), { prettyErrors: false });
+        const doc = parseDocument(lines.join('\n'), { prettyErrors: false, logLevel: 'error' });
         if (doc.errors.length > 0) return void unparsable++;
         let value: unknown;
         try {
