@@ -128,7 +128,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     log.error('Agent failed', { err: e });
     return 1;
   } finally {
-    wing?.close();
+    await wing?.close();
     await rootDirLock?.release();
     await lock?.release();
     await logging.close();
@@ -181,7 +181,8 @@ interface PodWing {
   /** Pods the sources want (after admission). */
   desired(): Pod[];
   allSourcesSeen(): boolean;
-  close(): void;
+  /** Ends the parser's worker and the runtime connection. */
+  close(): Promise<void>;
 }
 
 /**
@@ -210,20 +211,28 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     log: log.child({ component: 'cri' }),
     signal,
   });
-  const images = await createImageManager({
-    images: runtime,
-    maxParallel: maxParallelImagePulls(cfg),
-    rateLimit: registryRateLimit(cfg),
-    rootDirectory: flags.rootDirectory,
-    providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
-    log,
-  });
+  // What can still fail (a bad credential provider config, resolv.conf) must not leave the connection open.
+  let sync: ReturnType<typeof createSyncDeps>;
+  try {
+    const images = await createImageManager({
+      images: runtime,
+      maxParallel: maxParallelImagePulls(cfg),
+      rateLimit: registryRateLimit(cfg),
+      rootDirectory: flags.rootDirectory,
+      providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
+      log,
+    });
+    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log });
+  } catch (e) {
+    runtime.close();
+    throw e;
+  }
   const status = createStatusStore();
   const merger = new PodConfigMerger(sources);
   const gc = exposedGc();
   const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'heap' }) });
   const manager = createPodManager({
-    sync: createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log }),
+    sync,
     status,
     runtimeName: () => runtime.runtimeInfo.runtimeName,
     syncFrequencyMs: cfg.syncFrequency,
@@ -250,9 +259,9 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     components.push(createUrlSource({ url: cfg.staticPodURL, shownUrl: String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL)), headers: cfg.staticPodURLHeader, node: node.name, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
   }
   log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
-  const close = (): void => {
-    void parser.close();
+  const close = async (): Promise<void> => {
     runtime.close();
+    await parser.close();
   };
   return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
 }

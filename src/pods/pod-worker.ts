@@ -49,6 +49,8 @@ export async function runSync(deps: WorkerDeps, req: WorkRequest): Promise<WorkO
     const pod = deps.desired(uid);
     if (!pod || signal.aborted) return { kind: 'cancelled' };
     const result = await syncPod(pod, observed, deps.sync, signal);
+    // Cancelled (the pod removed, the agent stopping): its status is not this sync's to publish.
+    if (signal.aborted) return { kind: 'cancelled' };
     // Published from the state seen before acting, as the kubelet does: the next
     // relist sees what the sync changed and brings the status up to date.
     deps.publish(pod, observed, result.waiting);

@@ -129,7 +129,11 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     // The agent stopping cancels every pod's work; the link goes with the work.
     const detach = onAbort(signal!, (reason) => controller.abort(reason));
     const done = work({ uid, since: endedAt.get(uid) ?? -Infinity, signal: controller.signal })
-      .catch((): WorkOutcome => ({ kind: 'failed' }))
+      .catch((err: unknown): WorkOutcome => {
+        // runSync/runTeardown never reject: this is a bug, and its cause must not be lost.
+        log.error('Pod work failed unexpectedly', { podUID: uid, err });
+        return { kind: 'failed' };
+      })
       .then((outcome) => {
         detach();
         running.delete(uid);
@@ -156,6 +160,7 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
       case 'hurry-relist':
         return cache.sourceChanged(c.uid);
       case 'forget':
+        // The cache forgets the pod too: declared again, its first sync reads the runtime itself.
         cache.forget(c.uid);
         endedAt.delete(c.uid);
         clearTimeout(retries.get(c.uid)?.timer);
@@ -175,7 +180,7 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
 
   /** Posts a retry for `uid` after `delayMs`, unless one is due sooner. */
   function scheduleRetry(uid: string, delayMs: number): void {
-    if (signal?.aborted) return;
+    if (signal?.aborted || !state.running) return;
     const at = Date.now() + delayMs;
     const existing = retries.get(uid);
     if (existing && existing.at <= at) return;

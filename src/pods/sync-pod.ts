@@ -170,7 +170,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     };
     if (actions.createSandbox) {
       await mkdir(sandbox.config.logDirectory, { recursive: true });
-      await sync.slot.hold(SANDBOX_STEP);
+      await sync.slot.hold(SANDBOX_STEP, sync.signal);
       sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal);
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
       sandbox.podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandbox.id, signal)).ip;
@@ -225,7 +225,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
     for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
     await mkdir(`${sandbox.config.logDirectory}/${spec.name}`, { recursive: true });
-    await sync.slot.hold(CONTAINER_STEP);
+    await sync.slot.hold(CONTAINER_STEP, sync.signal);
     id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);
   } catch (e) {
     if (signal.aborted) throw e;

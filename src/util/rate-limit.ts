@@ -3,6 +3,7 @@
 // the limit fails, as the kubelet's throttled image service does). A
 // semaphore with priorities, and a holder's place in one (SlotHold) that it
 // takes, gives back and takes again.
+import { onAbort } from '../lifecycle/abort.js';
 
 export class TokenBucket {
   private tokens: number;
@@ -43,14 +44,31 @@ export class Semaphore {
 
   constructor(private readonly limit: number) {}
 
-  /** Waits for a place; the function returned gives it back (once, however often it is called). */
-  async acquire(priority = 0): Promise<() => void> {
+  /**
+   * Waits for a place; the function returned gives it back (once, however often
+   * it is called). Aborting `signal` while waiting leaves the queue and rejects
+   * with its reason: a cancelled pod does not wait behind other pods' starts.
+   */
+  async acquire(priority = 0, signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.active >= this.limit) {
-      await new Promise<void>((go) => {
+      await new Promise<void>((go, fail) => {
+        const entry = {
+          priority,
+          go: () => {
+            off();
+            go();
+          },
+        };
+        const off = signal ? onAbort(signal, (reason) => {
+          const at = this.queue.indexOf(entry);
+          if (at >= 0) this.queue.splice(at, 1);
+          fail(reason);
+        }) : () => {};
         // Stable: after every waiter of the same or a higher priority.
         let i = this.queue.length;
         while (i > 0 && this.queue[i - 1]!.priority < priority) i--;
-        this.queue.splice(i, 0, { priority, go });
+        this.queue.splice(i, 0, entry);
       });
     } else this.active++;
     let held = true;
@@ -84,9 +102,9 @@ export class SlotHold {
   private held: (() => void) | undefined;
   constructor(private readonly slots: Semaphore | undefined) {}
 
-  /** Takes a place unless one is already held; waits for it behind holders of a higher priority. */
-  async hold(priority: number): Promise<void> {
-    if (this.slots && !this.held) this.held = await this.slots.acquire(priority);
+  /** Takes a place unless one is already held; waits for it behind holders of a higher priority, or until `signal` aborts (rejects). */
+  async hold(priority: number, signal?: AbortSignal): Promise<void> {
+    if (this.slots && !this.held) this.held = await this.slots.acquire(priority, signal);
   }
 
   /** Gives the place back (if held), to be taken again by hold(). */

@@ -71,6 +71,44 @@ describe('Semaphore', () => {
   });
 });
 
+describe('Semaphore: a waiter whose signal aborts', () => {
+  it('leaves the queue at once and rejects with the reason; the place goes to the next waiter', async () => {
+    const sem = new Semaphore(1);
+    const release = await sem.acquire();
+    const ac = new AbortController();
+    const cancelled = sem.acquire(0, ac.signal);
+    const next = sem.acquire(0);
+    const reason = new Error('pod removed');
+    ac.abort(reason);
+    await expect(cancelled).rejects.toBe(reason);
+    release();
+    const releaseNext = await next;
+    // The place is free again once the next waiter gives it back: nothing was taken by the cancelled one.
+    releaseNext();
+    const again = await sem.acquire();
+    again();
+  });
+
+  it('an already aborted signal rejects without queueing', async () => {
+    const sem = new Semaphore(1);
+    const ac = new AbortController();
+    ac.abort(new Error('gone'));
+    await expect(sem.acquire(0, ac.signal)).rejects.toThrow('gone');
+    const r = await sem.acquire();
+    r();
+  });
+
+  it('SlotHold.hold passes the signal on', async () => {
+    const sem = new Semaphore(1);
+    const busy = await sem.acquire();
+    const ac = new AbortController();
+    const hold = new SlotHold(sem).hold(0, ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(hold).rejects.toThrow('stop');
+    busy();
+  });
+});
+
 describe('TokenBucket', () => {
   it('TokenBucket allows a burst, then qps', () => {
     let now = 0;
