@@ -28,7 +28,7 @@ export interface CriLog {
 }
 
 /** The longest one connectivity watch lasts: what an abort may leave pending on the timer queue. */
-export const WATCH_STEP_MS = 250;
+const WATCH_STEP_MS = 250;
 
 /** V-level of the per-call trace (method, duration, status). */
 export const CALL_TRACE_LEVEL = 5;

@@ -12,9 +12,8 @@ import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
 import type { SyncDeps } from './sync-pod.js';
 
-export { createPodManager, PodRemovedError, type PodManager, type PodManagerOptions } from './sync-loop.js';
+export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
-export { POD_ERROR_BACKOFF_MS, retryDelay } from './sync-step.js';
 export type { SyncDeps } from './sync-pod.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */

@@ -12,13 +12,14 @@
 // outlives a wait.
 import { onAbort } from '../lifecycle/abort.js';
 import { emptyObserved, type ObservedPod } from '../runtime-view/observed.js';
+import { RELIST_PERIOD_MS } from '../pleg/index.js';
 
 /**
  * How long a sync waits for a relist newer than its pod's last sync before it
  * reads the runtime itself: two relist periods, so only a stuck or failing PLEG
  * costs the per-pod reads.
  */
-export const RELIST_WAIT_MS = 2_000;
+export const RELIST_WAIT_MS = 2 * RELIST_PERIOD_MS;
 
 export interface PodCacheOptions {
   /** Asks the PLEG for a relist now (a source change must not wait out the relist period). */

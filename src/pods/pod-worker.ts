@@ -14,7 +14,7 @@ import type { TeardownReason, WorkOutcome } from './sync-step.js';
 import { syncPod, teardownPod, type SyncDeps } from './sync-pod.js';
 
 /** The grace period of a pod whose spec is unknown and whose containers record none (the API default). */
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 export interface WorkerDeps {
   readonly sync: SyncDeps;

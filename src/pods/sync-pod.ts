@@ -51,7 +51,7 @@ export interface SyncDeps {
 const NS_PER_MS = 1_000_000n;
 
 /** The kubelet's minimumGracePeriodInSeconds: a container always gets this long to stop before SIGKILL. */
-export const MIN_GRACE_PERIOD_SECONDS = 2;
+const MIN_GRACE_PERIOD_SECONDS = 2;
 
 /**
  * Whether a stop that took `elapsedMs` ended within its grace period. The

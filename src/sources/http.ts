@@ -38,7 +38,7 @@ export interface UrlSourceOptions {
 }
 
 /** The headers as undici's flat [name, value, ...] list, which keeps repeated names and their order. */
-export function headerList(headers: Readonly<Record<string, readonly string[]>>): string[] {
+function headerList(headers: Readonly<Record<string, readonly string[]>>): string[] {
   return Object.entries(headers).flatMap(([name, values]) => values.flatMap((v) => [name, v]));
 }
 

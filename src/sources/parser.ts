@@ -14,11 +14,11 @@ import { parseManifest, type ManifestContext, type ManifestKind, type ManifestRe
 import { createWorkerLane, findScript, type LaneFailure, type WorkerLane } from './worker-lane.js';
 
 /** Inputs up to this size are parsed inline: ~16 KB of YAML parse in ~10 ms. */
-export const INLINE_MAX_BYTES = 16 * 1024;
+const INLINE_MAX_BYTES = 16 * 1024;
 /** A parse still running after this is ended and its manifest refused. */
 export const PARSE_TIMEOUT_MS = 30_000;
 /** The worker is ended after this long without work. */
-export const WORKER_IDLE_MS = 1_000;
+const WORKER_IDLE_MS = 1_000;
 /** The worker's old-generation heap: a manifest that needs more is refused. */
 export const WORKER_HEAP_MB = 512;
 
