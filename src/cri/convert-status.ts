@@ -154,11 +154,11 @@ export function decodeContainerStatus(w: WContainerStatus): ContainerStatus {
 // ---- images ----------------------------------------------------------------------
 
 export function encodeImage(i: Image): WImage {
-  return { id: i.id, repoTags: [...i.repoTags], repoDigests: [...i.repoDigests], size: toInt64(i.size, 'image size'), pinned: i.pinned };
+  return { id: i.id, repoTags: [...i.repoTags], repoDigests: [...i.repoDigests], size: toInt64(i.size, 'image size'), uid: i.uid === undefined ? null : { value: toInt64(i.uid, 'image uid') }, username: i.username, pinned: i.pinned };
 }
 
 export function decodeImage(w: WImage): Image {
-  return { id: w.id, repoTags: [...w.repoTags], repoDigests: [...w.repoDigests], size: fromInt64(w.size), pinned: w.pinned };
+  return { id: w.id, repoTags: [...w.repoTags], repoDigests: [...w.repoDigests], size: fromInt64(w.size), ...(w.uid ? { uid: fromInt64(w.uid.value) } : {}), username: w.username, pinned: w.pinned };
 }
 
 /** `timestamp` is the sample time in ns; the domain type does not keep it. */

@@ -14,6 +14,8 @@ export interface FakeImage {
   size?: number;
   pinned?: boolean;
   repoDigests?: string[];
+  /** The image's configured user: a number (`USER 1000`) or a name (`USER nobody`); absent: unset (root). */
+  user?: number | string;
 }
 
 /** How the pretend registry answers a pull of one reference. */
@@ -56,7 +58,7 @@ export class FakeImageStore {
     const id = spec.id ?? imageIdFor(tag);
     const existing = this.images.get(id);
     const repoTags = existing ? [...new Set([...existing.repoTags, tag])] : [tag];
-    this.images.set(id, { id, repoTags, repoDigests: spec.repoDigests ?? existing?.repoDigests ?? [], size: spec.size ?? existing?.size ?? 1_000_000, pinned: spec.pinned ?? false });
+    this.images.set(id, { id, repoTags, repoDigests: spec.repoDigests ?? existing?.repoDigests ?? [], size: spec.size ?? existing?.size ?? 1_000_000, ...userOf(spec.user ?? existing?.uid ?? existing?.username), pinned: spec.pinned ?? false });
     return id;
   }
 
@@ -111,5 +113,12 @@ export class FakeImageStore {
 }
 
 export function copyImage(i: Image): Image {
-  return { id: i.id, repoTags: [...i.repoTags], repoDigests: [...i.repoDigests], size: i.size, pinned: i.pinned };
+  return { id: i.id, repoTags: [...i.repoTags], repoDigests: [...i.repoDigests], size: i.size, ...(i.uid === undefined ? {} : { uid: i.uid }), username: i.username, pinned: i.pinned };
+}
+
+/** The CRI's split of an image user: a numeric one as uid, a name as username (containerd's rule). */
+function userOf(user: number | string | undefined): Pick<Image, 'uid' | 'username'> {
+  if (user === undefined || user === '') return { username: '' };
+  if (typeof user === 'number') return { uid: user, username: '' };
+  return /^\d+$/.test(user) ? { uid: Number(user), username: '' } : { username: user };
 }

@@ -20,6 +20,7 @@ import type {
   ContainerConfig,
   ContainerFilter,
   ContainerStatus,
+  ExecSyncResult,
   FilesystemUsage,
   Image,
   PodSandbox,
@@ -46,7 +47,12 @@ export interface FakeRuntimeOptions {
   /** Decides each started container's behaviour; default: runs until stopped. */
   onStart?: FakeProgram;
   runtimeName?: string;
+  /** Answers ExecSync in a running container; default: exit 0 with no output. */
+  onExec?: FakeExec;
 }
+
+/** What an exec in a fake container does: its exit code and output (absent fields: 0 and empty); may wait. */
+export type FakeExec = (cmd: readonly string[], ctx: { containerId: string; config: ContainerConfig; timeoutSeconds: number }) => Partial<ExecSyncResult> | Promise<Partial<ExecSyncResult>>;
 
 const MS = 1_000_000n;
 
@@ -57,6 +63,7 @@ export class FakeRuntime implements Runtime {
   readonly images: FakeImageStore = new FakeImageStore();
   private readonly now: () => bigint;
   private program: FakeProgram;
+  private exec: FakeExec;
   private readonly runtimeName: string;
   private readonly sandboxMap = new Map<string, FakeSandbox>();
   private readonly containerMap = new Map<string, FakeContainer>();
@@ -69,12 +76,17 @@ export class FakeRuntime implements Runtime {
   constructor(opts: FakeRuntimeOptions = {}) {
     this.now = opts.now ?? (() => BigInt(Date.now()) * MS);
     this.program = opts.onStart ?? (() => undefined);
+    this.exec = opts.onExec ?? (() => ({}));
     this.runtimeName = opts.runtimeName ?? 'fake';
     for (const img of opts.images ?? []) this.images.add(img);
     for (const [ref, b] of Object.entries(opts.registry ?? {})) this.images.setRegistry(ref, b);
   }
 
   // ---- test controls --------------------------------------------------------
+
+  setOnExec(exec: FakeExec): void {
+    this.exec = exec;
+  }
 
   setOnStart(program: FakeProgram): void {
     this.program = program;
@@ -244,6 +256,22 @@ export class FakeRuntime implements Runtime {
     const dir = this.sandboxMap.get(c.podSandboxId)?.config.logDirectory ?? '';
     const logPath = dir !== '' && c.config.logPath !== '' ? `${dir.replace(/\/+$/, '')}/${c.config.logPath}` : c.config.logPath;
     return { ...containerBase(c), startedAt: c.startedAt, finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: c.message, logPath };
+  }
+
+  async execSync(id: string, cmd: readonly string[], timeoutSeconds: number, signal?: AbortSignal): Promise<ExecSyncResult> {
+    await this.enter('execSync', [id, cmd, timeoutSeconds], signal);
+    const c = this.container(id);
+    // containerd refuses an exec in a container that is not running.
+    if (c.state !== 'RUNNING') throw new CriError('FAILED_PRECONDITION', `container ${id} is not running`);
+    const r = await this.exec(cmd, { containerId: id, config: c.config, timeoutSeconds });
+    signal?.throwIfAborted();
+    return { stdout: r.stdout ?? Buffer.alloc(0), stderr: r.stderr ?? Buffer.alloc(0), exitCode: r.exitCode ?? 0 };
+  }
+
+  async reopenContainerLog(id: string, signal?: AbortSignal): Promise<void> {
+    await this.enter('reopenContainerLog', [id], signal);
+    const c = this.container(id);
+    if (c.state !== 'RUNNING') throw new CriError('FAILED_PRECONDITION', `container is not running`);
   }
 
   // ---- ImageService -----------------------------------------------------------

@@ -20,6 +20,7 @@ import type {
   ContainerConfig,
   ContainerFilter,
   ContainerStatus,
+  ExecSyncResult,
   FilesystemUsage,
   Image,
   PodSandbox,
@@ -198,6 +199,13 @@ class GrpcRuntime implements CriRuntime {
   }
   containerStatus(id: string, signal?: AbortSignal): Promise<ContainerStatus> {
     return this.rt.call('containerStatus', [id], this.timeoutMs, signal);
+  }
+  execSync(id: string, cmd: readonly string[], timeoutSeconds: number, signal?: AbortSignal): Promise<ExecSyncResult> {
+    // As the kubelet: no deadline for an unbounded command; else the command's own timeout plus the request timeout.
+    return this.rt.call('execSync', [id, cmd, timeoutSeconds], timeoutSeconds > 0 ? stopDeadlineMs(this.timeoutMs, timeoutSeconds) : undefined, signal);
+  }
+  reopenContainerLog(id: string, signal?: AbortSignal): Promise<void> {
+    return this.rt.call('reopenContainerLog', [id], this.timeoutMs, signal);
   }
   pullImage(image: string, auth: AuthConfig | undefined, sandboxConfig: PodSandboxConfig | undefined, signal?: AbortSignal): Promise<string> {
     return this.img.call('pullImage', [image, auth, sandboxConfig], undefined, signal);

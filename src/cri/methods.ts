@@ -64,6 +64,8 @@ export interface CriMethodArgs {
   removeContainer: [id: string];
   listContainers: [filter?: ContainerFilter];
   containerStatus: [id: string];
+  execSync: [id: string, cmd: readonly string[], timeoutSeconds: number];
+  reopenContainerLog: [id: string];
   pullImage: [image: string, auth: AuthConfig | undefined, sandboxConfig: PodSandboxConfig | undefined];
   imageStatus: [image: string];
   listImages: [];
@@ -197,6 +199,18 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [req.containerId],
     encodeResponse: (s) => ({ status: encodeContainerStatus(s) }),
     decodeResponse: (res) => decodeContainerStatus(res.status ?? NULL_CONTAINER_STATUS),
+  }),
+  execSync: codec<'execSync', { containerId: string; cmd: string[]; timeout: bigint }, { stdout: Uint8Array; stderr: Uint8Array; exitCode: number }>('RuntimeService', 'ExecSync', {
+    encodeRequest: ([containerId, cmd, timeoutSeconds]) => ({ containerId, cmd: [...cmd], timeout: toInt64(timeoutSeconds, 'exec timeout') }),
+    decodeRequest: (req) => [req.containerId, req.cmd, fromInt64(req.timeout)],
+    encodeResponse: (r) => ({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode }),
+    decodeResponse: (res) => ({ stdout: Buffer.from(res.stdout), stderr: Buffer.from(res.stderr), exitCode: res.exitCode }),
+  }),
+  reopenContainerLog: codec<'reopenContainerLog', { containerId: string }, object>('RuntimeService', 'ReopenContainerLog', {
+    encodeRequest: ([containerId]) => ({ containerId }),
+    decodeRequest: (req) => [req.containerId],
+    encodeResponse: empty,
+    decodeResponse: () => undefined,
   }),
   pullImage: codec<
     'pullImage',

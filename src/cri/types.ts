@@ -200,6 +200,21 @@ export interface RuntimeService {
   removeContainer(id: string, signal?: AbortSignal): Promise<void>;
   listContainers(filter?: ContainerFilter, signal?: AbortSignal): Promise<Container[]>;
   containerStatus(id: string, signal?: AbortSignal): Promise<ContainerStatus>;
+  /**
+   * Runs `cmd` in the running container and waits for it (probes and hooks of
+   * kind exec). `timeoutSeconds` > 0 bounds the command in the runtime (and
+   * the call's deadline is that plus the request timeout); 0 waits as long as
+   * the command runs. A non-zero exit is a result, not an error.
+   */
+  execSync(id: string, cmd: readonly string[], timeoutSeconds: number, signal?: AbortSignal): Promise<ExecSyncResult>;
+  /** Asks the runtime to reopen the container's log file (after the agent rotated it). */
+  reopenContainerLog(id: string, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ExecSyncResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
 }
 
 export interface AuthConfig {
@@ -216,6 +231,10 @@ export interface Image {
   repoTags: string[];
   repoDigests: string[];
   size: number;
+  /** The image's configured user as a number (`USER 1000`), when it is numeric. */
+  uid?: number;
+  /** The image's configured user when it is a name (`USER nobody`); '' when numeric or unset. */
+  username: string;
   pinned: boolean;
 }
 

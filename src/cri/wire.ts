@@ -138,6 +138,8 @@ export interface WImage {
   repoTags: string[];
   repoDigests: string[];
   size: bigint;
+  uid: WInt64Value | null;
+  username: string;
   pinned: boolean;
 }
 

@@ -130,6 +130,24 @@ describe('FakeRuntime', () => {
     expect(await fake.listContainers({ state: 'CREATED' })).toEqual([]);
   });
 
+  it('runs execs in running containers only, as the test program answers, and reports image users as the CRI splits them', async () => {
+    const fake = new FakeRuntime({ images: ['busybox', { ref: 'app:1', user: 1000 }, { ref: 'app:2', user: 'nobody' }, { ref: 'app:3', user: '0' }] });
+    const { cid } = await withPod(fake);
+    expect(await errorOf(fake.execSync(cid, ['true'], 1))).toMatchObject({ status: 'FAILED_PRECONDITION' });
+    await fake.startContainer(cid);
+    expect(await fake.execSync(cid, ['true'], 1)).toEqual({ stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0 });
+    fake.setOnExec((cmd, ctx) => ({ exitCode: cmd[0] === 'fail' ? 1 : 0, stdout: Buffer.from(`${ctx.containerId} ${ctx.timeoutSeconds}`) }));
+    expect(await fake.execSync(cid, ['fail'], 3)).toEqual({ stdout: Buffer.from(`${cid} 3`), stderr: Buffer.alloc(0), exitCode: 1 });
+    await fake.reopenContainerLog(cid);
+    await fake.stopContainer(cid, 0);
+    expect(await errorOf(fake.reopenContainerLog(cid))).toMatchObject({ status: 'FAILED_PRECONDITION' });
+    expect(await fake.imageStatus('app:1')).toMatchObject({ uid: 1000, username: '' });
+    expect(await fake.imageStatus('app:2')).toMatchObject({ username: 'nobody' });
+    expect((await fake.imageStatus('app:2'))?.uid).toBeUndefined();
+    expect(await fake.imageStatus('app:3')).toMatchObject({ uid: 0, username: '' });
+    expect((await fake.imageStatus('busybox'))?.uid).toBeUndefined();
+  });
+
   it('keeps its own copies of configs', async () => {
     const fake = new FakeRuntime({ images: ['busybox'] });
     const { cid, config } = await withPod(fake);

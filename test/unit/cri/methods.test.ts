@@ -90,16 +90,24 @@ const SAMPLES: { [M in CriMethod]: Array<[CriMethodArgs[M], CriResult<M>]> } = {
     [[{ state: 'CREATED' }], []],
   ],
   containerStatus: [[['c1'], containerStatus]],
+  execSync: [
+    [['c1', ['sh', '-c', 'exit 3'], 1], { stdout: Buffer.from('out'), stderr: Buffer.from('err\n'), exitCode: 3 }],
+    [['c1', [], 0], { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0 }],
+  ],
+  reopenContainerLog: [[['c1'], undefined]],
   pullImage: [
     [['busybox', undefined, undefined], 'sha256:' + 'a'.repeat(64)],
     [['reg:5000/x:1', { username: 'u', password: 'p', auth: 'dTpw', serverAddress: 'https://reg:5000', identityToken: 'id', registryToken: 'rt' }, fullSandboxConfig()], 'sha256:b'],
     [['x', {}, undefined], 'sha256:c'],
   ],
   imageStatus: [
-    [['busybox'], { id: 'sha256:1', repoTags: ['docker.io/library/busybox:latest'], repoDigests: ['docker.io/library/busybox@sha256:2'], size: 2 ** 40 + 3, pinned: true }],
+    [['busybox'], { id: 'sha256:1', repoTags: ['docker.io/library/busybox:latest'], repoDigests: ['docker.io/library/busybox@sha256:2'], size: 2 ** 40 + 3, username: '', pinned: true }],
+    [['app:1'], { id: 'sha256:3', repoTags: ['app:1'], repoDigests: [], size: 1, uid: 0, username: '', pinned: false }],
+    [['app:2'], { id: 'sha256:4', repoTags: ['app:2'], repoDigests: [], size: 1, uid: 1000, username: '', pinned: false }],
+    [['app:3'], { id: 'sha256:5', repoTags: ['app:3'], repoDigests: [], size: 1, username: 'nobody', pinned: false }],
     [['missing'], undefined],
   ],
-  listImages: [[[], [{ id: 'sha256:1', repoTags: [], repoDigests: [], size: 0, pinned: false }]]],
+  listImages: [[[], [{ id: 'sha256:1', repoTags: [], repoDigests: [], size: 0, username: '', pinned: false }]]],
   removeImage: [[['sha256:1'], undefined]],
   imageFsInfo: [[[], [{ mountpoint: '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs', usedBytes: 2 ** 41, inodesUsed: 12345 }]]],
 };
