@@ -94,6 +94,11 @@ export async function main(argv: readonly string[], overrides: Partial<MainIO> =
     io.stdout.write(printConfig(resolved.config, resolved.provenance, resolved.flags));
     return 0;
   }
+  if (resolved.flags.printPlan) {
+    reportWarnings(io, warnings);
+    const { printPlan } = await import('../plan/index.js');
+    return printPlan(resolved, io);
+  }
   const reported = typeof version === 'string' && version.startsWith('v') ? version : builtVersion();
   // The runtime side (logging, servers, managers) loads only when the agent really runs.
   const { runAgent } = await import('../agent.js');

@@ -57,6 +57,7 @@ export const flagSpec = {
   lockFilePath: opt({ kind: k.string, flag: 'lock-file', default: '', markers: ['alpha'], section: 'misc', help: '<Warning: Alpha feature> The path to file for the agent to use as a lock file.' }),
   exitOnLockContention: opt({ kind: k.bool, flag: 'exit-on-lock-contention', default: false, section: 'misc', help: 'Whether the agent should exit upon lock-file contention.' }),
   printConfig: opt({ kind: k.bool, flag: 'print-config', default: false, section: 'misc', help: 'Run every check a start runs that needs neither the container runtime nor the API server, print the effective configuration as AgentConfiguration YAML (every field, each with a comment saying where its value came from) and exit.' }),
+  printPlan: opt({ kind: k.bool, flag: 'print-plan', default: false, section: 'misc', help: 'Read the pod sources and the container runtime once, print per pod what the sync loop would do now (create a sandbox, pull an image, start or kill a container and why, wait for a volume, reject at admission and why, tear down a pod no source declares) and exit, changing nothing.' }),
   version: opt({ kind: versionFlag, flag: 'version', default: 'false', section: 'misc', help: '--version, --version=raw prints version information and quits; --version=vX.Y.Z... sets the reported version' }),
   help: opt({ kind: k.bool, flag: 'help', short: 'h', default: false, section: 'misc', help: 'help for agent' }),
 };

@@ -76,7 +76,7 @@ function flagsComment(flags: AgentFlags, zeroes: readonly Leaf[], config: AgentC
   const lines: string[] = [];
   for (const leaf of leaves(flagSpec)) {
     // The printed document itself replaces --config and --config-dir.
-    if (['printConfig', 'help', 'version', 'config', 'configDir'].includes(leaf.path)) continue;
+    if (['printConfig', 'printPlan', 'help', 'version', 'config', 'configDir'].includes(leaf.path)) continue;
     const value = getIn(flags, leaf.keys);
     if (JSON.stringify(value) === JSON.stringify(leaf.opt.default)) continue;
     lines.push(`#   ${flagArg(leaf, value)}`);
