@@ -127,6 +127,8 @@ export function renderPlan(plans: readonly PodPlan[], notes: readonly string[]):
   }
   const counts = new Map<PodVerdict, number>();
   for (const p of plans) counts.set(p.verdict, (counts.get(p.verdict) ?? 0) + 1);
-  if (plans.length > 0) lines.push(`Summary: ${[...counts].map(([v, n]) => `${n} ${HEADINGS[v]}`).join(', ')}. Nothing was changed.`);
+  // In a fixed order (what changes first), so two plans read alike.
+  const order = Object.keys(HEADINGS) as PodVerdict[];
+  if (plans.length > 0) lines.push(`Summary: ${order.filter((v) => counts.has(v)).map((v) => `${counts.get(v)} ${HEADINGS[v]}`).join(', ')}. Nothing was changed.`);
   return lines.join('\n') + '\n';
 }
