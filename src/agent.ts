@@ -17,7 +17,7 @@ import { createImageManager } from './images/index.js';
 import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
-import { createPodManager, createSyncDeps } from './pods/index.js';
+import { awaitRunOnce, createPodManager, createSyncDeps } from './pods/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -146,32 +146,18 @@ export function managesPods(r: ResolvedConfig): boolean {
   return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
 }
 
-/** How long --runonce waits for its pods to run (the kubelet: 10 retries with growing delays). */
-export const RUN_ONCE_TIMEOUT_MS = 60_000;
-
 /**
  * --runonce: serves nothing; spawns the pods of the local sources, waits until
- * each runs or has finished, and exits (0 when all are running or succeeded).
- * The pods keep running afterwards, as with the kubelet.
+ * each has run (pods/run-once.ts), reports each, and exits. The pods keep
+ * running afterwards, as with the kubelet.
  */
 async function runOnce(wing: PodWing | undefined, controller: AbortController, log: AgentLogger): Promise<number> {
   if (!wing) return 0;
-  const settled = (): boolean => {
-    if (!wing.allSourcesSeen()) return false;
-    return wing.desired().every((p) => {
-      const phase = wing.status.get(p.metadata.uid)?.status.phase;
-      return phase === 'Running' || phase === 'Succeeded' || phase === 'Failed';
-    });
-  };
   const run = runComponents(wing.components, { signal: controller.signal, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, log });
-  const deadline = Date.now() + RUN_ONCE_TIMEOUT_MS;
-  while (!settled() && Date.now() < deadline && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 50));
-  const pods = wing.desired().map((p) => ({ pod: `${p.metadata.namespace}/${p.metadata.name}`, phase: wing.status.get(p.metadata.uid)?.status.phase ?? 'Pending' }));
+  const code = await awaitRunOnce({ status: wing.status, desired: wing.desired, allSourcesSeen: wing.allSourcesSeen, log }, controller.signal);
   controller.abort(new Error('run once finished'));
   await run;
-  const ok = pods.every((p) => p.phase === 'Running' || p.phase === 'Succeeded');
-  (ok ? log.info.bind(log) : log.error.bind(log))(ok ? 'Run once finished: pods are running' : 'Run once finished: some pods did not run', { pods });
-  return ok ? 0 : 1;
+  return code;
 }
 
 /** The pod wing as the root runs it: its components in start order, and what --runonce reads. */

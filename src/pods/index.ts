@@ -14,6 +14,7 @@ import type { SyncDeps } from './sync-pod.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
+export { awaitRunOnce, runOnceVerdict, RUN_ONCE_TIMEOUT_MS, type RunOnceVerdict } from './run-once.js';
 export type { SyncDeps } from './sync-pod.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
