@@ -4,7 +4,9 @@
 // the crash-loop back-off under Always; completed init containers are not run
 // again by a restarted agent, even when their exited instances are gone;
 // sidecars (SidecarContainers on) start in order before the app container and
-// stop after it, last-to-first. Every container appends what it does to a
+// stop after it, last-to-first; a sidecar that exits is started again; a
+// Never pod whose app is done stops its sidecar and Succeeds. Every container
+// appends what it does to a
 // file in a hostPath directory the test reads.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +80,7 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
 
   it('runs init containers in order before the app; a failing one fails a Never pod and crash-loops under Always; sidecars start in order and stop after the app, last-to-first', async () => {
     node = createNode(rt, cri);
-    const dirs = { order: join(node.dir, 'order'), never: join(node.dir, 'never'), always: join(node.dir, 'always'), side: join(node.dir, 'side') };
+    const dirs = { order: join(node.dir, 'order'), never: join(node.dir, 'never'), always: join(node.dir, 'always'), side: join(node.dir, 'side'), job: join(node.dir, 'job'), flaky: join(node.dir, 'flaky') };
     node.writeManifest('order.yaml', withOut('order', dirs.order, [container('app', service('app'))], { initContainers: [container('i1', once('i1')), container('i2', once('i2'))] }));
     node.writeManifest('never.yaml', withOut('never', dirs.never, [container('app', service('app'))], { restartPolicy: 'Never', initContainers: [container('bad', once('bad', 3)), container('after', once('after'))] }));
     node.writeManifest('always.yaml', withOut('always', dirs.always, [container('app', service('app'))], { restartPolicy: 'Always', initContainers: [container('bad', once('bad', 1))] }));
@@ -88,6 +90,10 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
         initContainers: [container('s1', service('s1'), { restartPolicy: 'Always' }), container('s2', service('s2'), { restartPolicy: 'Always' }), container('i3', once('i3'))],
       }),
     );
+    // A job-like pod (Never): its sidecar does not keep it alive once the app is done.
+    node.writeManifest('job.yaml', withOut('job', dirs.job, [container('app', ['sh', '-c', 'sleep 2; echo app done >> /out/log'])], { restartPolicy: 'Never', initContainers: [container('s', service('s'), { restartPolicy: 'Always' })] }));
+    // A sidecar that exits is started again, even after init, while the app keeps running.
+    node.writeManifest('flaky.yaml', withOut('flaky', dirs.flaky, [container('app', service('app'))], { initContainers: [container('s', ['sh', '-c', 'echo s >> /out/log; sleep 1; exit 0'], { restartPolicy: 'Always' })] }));
     const agent = await node.start([SIDECARS]);
 
     // In order, each after the previous one exited, then the app.
@@ -120,6 +126,18 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     await phase(agent, 'side', 'Running', { timeoutMs: 10_000 });
     const sideUid = await podUid(agent, 'side');
     expect((await podContainers(cri, sideUid)).filter((c) => c.state === 'RUNNING').map((c) => c.name).sort()).toEqual(['app', 's1', 's2']);
+
+    // The job: the app ran after its sidecar started and finished; the sidecar is stopped and the pod Succeeded.
+    await phase(agent, 'job', 'Succeeded', { timeoutMs: 20_000 });
+    expect(lines(dirs.job)).toEqual(['s start', 'app done', 's stop']);
+    const jobUid = await podUid(agent, 'job');
+    expect((await podContainers(cri, jobUid)).map((c) => [c.name, c.state]).sort()).toEqual([['app', 'EXITED'], ['s', 'EXITED']]);
+
+    // The flaky sidecar: restarted after it exits; the app started once and still runs.
+    await waitForLineAfter(agent, logLine('Started container', { pod: staticName('flaky'), container: 's', restartCount: 1 }), { timeoutMs: 20_000 });
+    const flakyUid = await podUid(agent, 'flaky');
+    expect(linesMatching(agent, logLine('Started container', { pod: staticName('flaky'), container: 'app' }))).toHaveLength(1);
+    expect((await podContainers(cri, flakyUid)).filter((c) => c.name === 'app').map((c) => c.state)).toEqual(['RUNNING']);
 
     // Removed: the app stops first, then s2, then s1.
     node.removeManifest('side.yaml');
