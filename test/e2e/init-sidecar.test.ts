@@ -6,8 +6,7 @@
 // sidecars (SidecarContainers on) start in order before the app container and
 // stop after it, last-to-first; a sidecar that exits is started again; a
 // Never pod whose app is done stops its sidecar and Succeeds. Every container
-// appends what it does to a
-// file in a hostPath directory the test reads.
+// appends what it does to a file in a hostPath directory the test reads.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
