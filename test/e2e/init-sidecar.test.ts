@@ -2,7 +2,8 @@
 // init containers run one at a time in order and block the app containers; a
 // failing one fails the pod under restartPolicy Never and is restarted with
 // the crash-loop back-off under Always; completed init containers are not run
-// again by a restarted agent, even when their exited instances are gone;
+// again by a restarted agent, even when their exited instances are gone, nor
+// after an edit of one in the running pod;
 // sidecars (SidecarContainers on) start in order before the app container and
 // stop after it, last-to-first; a sidecar that exits is started again; a
 // Never pod whose app is done stops its sidecar and Succeeds. Every container
@@ -173,5 +174,12 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     expect(linesMatching(third, logLine('Started container'))).toEqual([]);
     const now = await podContainers(cri, uid);
     expect(now.map((c) => [c.id, c.state])).toEqual([[app.id, 'RUNNING']]);
+
+    // An edited init container in the running pod does not re-run init (as the kubelet): the app keeps running untouched.
+    node.writeManifest('inits.yaml', withOut('inits', dir, [container('app', service('app'))], { initContainers: [container('i1', once('i1-v2')), container('i2', once('i2'))] }));
+    await waitForLineAfter(third, logLine('Pod changed', { pod: staticName('inits') }), { timeoutMs: 10_000 });
+    await holds('no init container re-run after an edit of one', 6_000, () => lines(dir).join(',') === 'i1,i2,app start', third, 500);
+    expect(linesMatching(third, logLine('Started container'))).toEqual([]);
+    expect((await podContainers(cri, uid)).map((c) => [c.id, c.state])).toEqual([[app.id, 'RUNNING']]);
   }, 90_000);
 });
