@@ -51,13 +51,13 @@ function validateContainers(pod: Pod, volumes: ReadonlySet<string>, opts: Valida
   }
 }
 
-/** Problems of a decoded pod; empty when valid. */
 /** What validation depends on besides the pod: feature gates. */
 export interface ValidateOptions {
   /** The SidecarContainers gate; undefined accepts sidecars (the caller does not know the gate). */
   readonly sidecarContainers?: boolean;
 }
 
+/** Problems of a decoded pod; empty when valid. */
 export function validatePod(pod: Pod, opts: ValidateOptions = {}): DecodeProblem[] {
   const { out, report } = collector();
   const { spec } = pod;

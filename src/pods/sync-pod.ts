@@ -97,10 +97,10 @@ async function stopContainer(ctx: StopContext, c: { id: string; name: string }, 
 const mayRun = (c: ObservedContainer): boolean => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN';
 
 /**
- * The order a pod's containers stop in: every app container (and any regular
- * init container still running) at once, then the init containers that keep
- * running beside them (sidecars) one at a time, the last in the spec first,
- * so that what the app containers rely on outlives them. The spec index comes
+ * The order a pod's containers stop in: every app container at once, then its
+ * init containers still running (sidecars; a plain init container only when
+ * the pod stops during init) one at a time, the last in the spec first, so
+ * that what the app containers rely on outlives them. The spec index comes
  * from the container's annotation (no spec needed: teardowns after a restart
  * have none); without one, the newest instance goes first. Pure.
  */
