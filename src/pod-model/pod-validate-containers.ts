@@ -16,6 +16,12 @@ export interface ContainerContext {
   readonly hostNetwork: boolean;
   readonly volumes: ReadonlySet<string>;
   readonly init: boolean;
+  /**
+   * The SidecarContainers feature gate: false refuses restartPolicy on init
+   * containers (the gate is alpha and off by default in 1.28); undefined (a
+   * caller that does not know the gate) accepts it.
+   */
+  readonly sidecars?: boolean;
 }
 
 function validatePorts(c: Container, path: string, hostNetwork: boolean, report: Report): void {
@@ -92,8 +98,9 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
   validateMounts(c, path, ctx.volumes, report);
   if (c.securityContext) validateSecurityContext(c.securityContext, `${path}.securityContext`, report);
   if (c.restartPolicy !== undefined && !ctx.init) report(`${path}.restartPolicy`, 'may only be set on init containers');
+  if (c.restartPolicy !== undefined && ctx.init && ctx.sidecars === false) report(`${path}.restartPolicy`, 'may not be set: the SidecarContainers feature gate is disabled');
   // An init container runs to completion: probes and hooks only make sense on a sidecar (restartPolicy Always).
-  const sidecar = ctx.init && c.restartPolicy === 'Always';
+  const sidecar = ctx.init && c.restartPolicy === 'Always' && ctx.sidecars !== false;
   for (const kind of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
     const probe = c[kind];
     if (probe === undefined) continue;

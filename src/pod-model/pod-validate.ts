@@ -32,7 +32,7 @@ function validateMetadata(meta: Pod['metadata'], report: Report): void {
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) report('metadata.annotations', `too long: all annotations together may have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes, got ${size}`);
 }
 
-function validateContainers(pod: Pod, volumes: ReadonlySet<string>, report: Report): void {
+function validateContainers(pod: Pod, volumes: ReadonlySet<string>, opts: ValidateOptions, report: Report): void {
   const { spec } = pod;
   if (spec.containers.length === 0) report('spec.containers', 'a pod needs at least one container');
   const hostNetwork = spec.hostNetwork === true;
@@ -45,19 +45,25 @@ function validateContainers(pod: Pod, volumes: ReadonlySet<string>, report: Repo
     for (const [i, c] of list.entries()) {
       if (c.name !== '' && names.has(c.name)) report(`${base}[${i}].name`, `duplicate container name ${quote(c.name)}`);
       names.add(c.name);
-      validateContainer(c, `${base}[${i}]`, { hostNetwork, volumes, init }, report);
+      validateContainer(c, `${base}[${i}]`, { hostNetwork, volumes, init, ...(opts.sidecarContainers !== undefined ? { sidecars: opts.sidecarContainers } : {}) }, report);
     }
     checkHostPortConflicts(list, base, report);
   }
 }
 
+/** What validation depends on besides the pod: feature gates. */
+export interface ValidateOptions {
+  /** The SidecarContainers gate; undefined accepts sidecars (the caller does not know the gate). */
+  readonly sidecarContainers?: boolean;
+}
+
 /** Problems of a decoded pod; empty when valid. */
-export function validatePod(pod: Pod): DecodeProblem[] {
+export function validatePod(pod: Pod, opts: ValidateOptions = {}): DecodeProblem[] {
   const { out, report } = collector();
   const { spec } = pod;
   validateMetadata(pod.metadata, report);
   const volumes = validateVolumes(spec, report);
-  validateContainers(pod, volumes, report);
+  validateContainers(pod, volumes, opts, report);
   validateSpecScalars(spec, report);
   validateDns(spec, report);
   validateHostAliases(spec, report);

@@ -1,38 +1,25 @@
 // What to do for one pod, given what it should be and what the runtime holds:
 // the kubelet's computePodActions (kuberuntime_manager.go), as a pure function.
 // No I/O, no clock: the executor (sync-pod.ts) carries the actions out, and
-// back-off gating of starts happens there.
+// back-off gating of starts happens there. Init containers and sidecars are
+// decided in init-actions.ts; probe results come in as data (a
+// ProbeResultsView), so a failed liveness or startup probe is one more reason
+// to kill a running container here.
 import type { Container, Pod } from '../pod-model/pod-types.js';
+import { NO_PROBE_RESULTS, type ProbeResultsView } from '../probes/view.js';
 import { containerHash, sandboxHash, type ContainerType } from '../runtime-view/labels.js';
 import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
+import type { ContainerToKill, PodActions } from './action-types.js';
+import { initWithSidecars, sequentialInit, type InitPlan } from './init-actions.js';
 
-export interface ContainerToStart {
-  type: ContainerType;
-  /** Index in spec.initContainers or spec.containers. */
-  index: number;
-  name: string;
-  /** Restart count the new instance carries (previous instance's + 1, or 0). */
-  restartCount: number;
-}
+export type { ContainerToKill, ContainerToStart, KillReason, PodActions } from './action-types.js';
 
-export interface ContainerToKill {
-  id: string;
-  name: string;
-  /** Machine-readable reason, as the kubelet's events use. */
-  reason: 'Changed' | 'Unknown' | 'NotStarted' | 'Orphaned';
-  message: string;
-}
-
-export interface PodActions {
-  /** Stop every container and sandbox of the pod before anything else. */
-  killPod: boolean;
-  createSandbox: boolean;
-  /** Attempt number for a new sandbox. */
-  sandboxAttempt: number;
-  /** The sandbox to start containers in; '' when a new one is created. */
-  sandboxId: string;
-  containersToKill: ContainerToKill[];
-  containersToStart: ContainerToStart[];
+/** What computePodActions reads besides the spec and the runtime. */
+export interface ActionOptions {
+  /** The prober's latest results; NO_PROBE_RESULTS (every probe without a result) by default. */
+  probes?: ProbeResultsView;
+  /** The SidecarContainers feature gate (alpha in 1.28, off by default). */
+  sidecars?: boolean;
 }
 
 /** Whether carrying out `a` changes anything in the runtime (an empty plan leaves it as it is). */
@@ -70,7 +57,38 @@ function containerList(pod: Pod, type: ContainerType): Container[] {
   return (type === 'init' ? pod.spec.initContainers : pod.spec.containers) ?? [];
 }
 
-export function computePodActions(pod: Pod, observed: ObservedPod): PodActions {
+/**
+ * Why a running app container must be stopped, in the kubelet's order: its
+ * spec changed (restarted whatever the restart policy), else its liveness
+ * probe failed, else its startup probe failed (restarted per restartPolicy:
+ * not under Never). undefined: keep it.
+ */
+function runningVerdict(pod: Pod, c: Container, status: ObservedContainer, probes: ProbeResultsView): { kill: ContainerToKill; restart: boolean } | undefined {
+  if (status.hash !== containerHash(c)) {
+    return { kill: { id: status.id, name: c.name, reason: 'Changed', message: `Container ${c.name} definition changed, will be restarted` }, restart: true };
+  }
+  const kind = probes.get('liveness', status.id) === 'failure' ? 'liveness' : probes.get('startup', status.id) === 'failure' ? 'startup' : undefined;
+  if (kind === undefined) return undefined;
+  const restart = restartsOnFailure(pod);
+  const probe = kind === 'liveness' ? c.livenessProbe : c.startupProbe;
+  const kill: ContainerToKill = {
+    id: status.id,
+    name: c.name,
+    reason: kind === 'liveness' ? 'LivenessProbe' : 'StartupProbe',
+    message: `Container ${c.name} failed ${kind} probe${restart ? ', will be restarted' : ''}`,
+    ...(probe?.terminationGracePeriodSeconds !== undefined ? { gracePeriodSeconds: probe.terminationGracePeriodSeconds } : {}),
+  };
+  return { kill, restart };
+}
+
+/**
+ * The plan for one sync of `pod`. Idempotent: the same inputs give the same
+ * plan; a plan carried out and observed again gives an empty one (or the next
+ * step: the next init container, a restart after back-off).
+ */
+export function computePodActions(pod: Pod, observed: ObservedPod, opts: ActionOptions = {}): PodActions {
+  const probes = opts.probes ?? NO_PROBE_RESULTS;
+  const sidecars = opts.sidecars === true;
   const sandbox = sandboxChange(pod, observed);
   const latest = latestByName(observed.containers);
   const actions: PodActions = {
@@ -85,6 +103,7 @@ export function computePodActions(pod: Pod, observed: ObservedPod): PodActions {
     const c = containerList(pod, type)[index]!;
     actions.containersToStart.push({ type, index, name: c.name, restartCount: nextRestartCount(latest.get(c.name)) });
   };
+  const init = pod.spec.initContainers ?? [];
 
   if (sandbox.create) {
     // A pod that must not restart and has already run does not get a new sandbox.
@@ -92,40 +111,33 @@ export function computePodActions(pod: Pod, observed: ObservedPod): PodActions {
       actions.createSandbox = false;
       return actions;
     }
-    const init = pod.spec.initContainers ?? [];
-    if (init.length > 0) {
-      start('init', 0);
-      return actions;
-    }
+    const apps: number[] = [];
     pod.spec.containers.forEach((c, i) => {
       const prev = latest.get(c.name);
       if (pod.spec.restartPolicy === 'OnFailure' && prev?.state === 'EXITED' && prev.exitCode === 0) return;
-      start('container', i);
+      apps.push(i);
     });
-    if (actions.containersToStart.length === 0) actions.createSandbox = false;
+    // Every app container succeeded (OnFailure): the pod is done, nothing to create.
+    if (apps.length === 0) {
+      actions.createSandbox = false;
+      return actions;
+    }
+    // A new sandbox starts from the first init container (the kubelet cannot tell an old sandbox's statuses from the new one's).
+    if (init.length > 0) start('init', 0);
+    else for (const i of apps) start('container', i);
     return actions;
   }
 
-  // Init containers run one at a time, in order, each to success, before any app container.
-  const init = pod.spec.initContainers ?? [];
-  for (let i = 0; i < init.length; i++) {
-    const status = latest.get(init[i]!.name);
-    if (status === undefined) {
-      start('init', i);
-      return actions;
-    }
-    if (status.state === 'RUNNING') return actions;
-    if (status.state === 'EXITED' && status.exitCode === 0) continue;
-    if (status.state === 'UNKNOWN' || status.state === 'CREATED') {
-      actions.containersToKill.push({ id: status.id, name: status.name, reason: status.state === 'UNKNOWN' ? 'Unknown' : 'NotStarted', message: `Init container ${status.name} is in state ${status.state}` });
-      start('init', i);
-      return actions;
-    }
-    // Failed init container: the pod fails under Never, otherwise the init container runs again.
-    if (pod.spec.restartPolicy === 'Never') actions.killPod = true;
-    else start('init', i);
+  const plan: InitPlan = sidecars ? initWithSidecars(pod, latest, probes) : sequentialInit(pod, latest);
+  actions.containersToKill.push(...plan.kills);
+  for (const i of plan.start) start('init', i);
+  if (plan.killPod) {
+    actions.killPod = true;
+    actions.containersToStart = [];
     return actions;
   }
+  // Initialisation failed or is still in progress: the app containers wait.
+  if (!plan.initialized) return actions;
 
   let keep = 0;
   pod.spec.containers.forEach((c, i) => {
@@ -139,14 +151,19 @@ export function computePodActions(pod: Pod, observed: ObservedPod): PodActions {
       }
       return;
     }
-    if (status.hash === containerHash(c)) {
+    const verdict = runningVerdict(pod, c, status, probes);
+    if (verdict === undefined) {
       keep++;
       return;
     }
-    actions.containersToKill.push({ id: status.id, name: c.name, reason: 'Changed', message: `Container ${c.name} definition changed, will be restarted` });
-    start('container', i);
+    actions.containersToKill.push(verdict.kill);
+    if (verdict.restart) start('container', i);
   });
-  if (keep === 0 && actions.containersToStart.length === 0) actions.killPod = true;
+  if (keep === 0 && !actions.containersToStart.some((s) => s.type === 'container')) {
+    // Nothing of the pod's own work is left: stop it, sidecars included (they do not keep it alive).
+    actions.killPod = true;
+    actions.containersToStart = [];
+  }
   return actions;
 }
 

@@ -7,6 +7,7 @@ import type { AgentConfiguration } from '../config/options.js';
 import type { RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
 import type { AgentLogger } from '../log/index.js';
+import { resolveFeatureGates } from '../config/featuregates.js';
 import { CONTAINER_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
@@ -24,7 +25,7 @@ export interface SyncDepsInput {
   runtime: RuntimeService;
   images: ImageManager;
   node: { name: string; ip: string };
-  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault'>;
+  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault'> & Partial<Pick<AgentConfiguration, 'featureGates'>>;
   /** --root-dir: the pods' volume data lives under <root>/pods/<uid>. */
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
@@ -48,6 +49,8 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     nodeName: node.name,
     hostIP: node.ip,
     log: inp.log.child({ component: 'pods' }),
+    // SidecarContainers is alpha in 1.28: off unless --feature-gates turns it (or AllAlpha) on.
+    sidecars: resolveFeatureGates(cfg.featureGates ?? {}).gates['SidecarContainers'] === true,
     sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
     container: {
       cpuCFSQuota: cfg.cpuCFSQuota,

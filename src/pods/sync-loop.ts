@@ -93,7 +93,7 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     sync: opts.sync,
     cache,
     desired: (uid) => state.pods.get(uid)?.desired,
-    publish: (pod, observed, waiting) => publishPodStatus(opts.status, log, { pod, observed, waiting, runtimeName: opts.runtimeName(), hostIP: opts.sync.hostIP, now: now() }),
+    publish: (pod, observed, waiting) => publishPodStatus(opts.status, log, { pod, observed, waiting, runtimeName: opts.runtimeName(), hostIP: opts.sync.hostIP, now: now(), ...(opts.sync.probes ? { probes: opts.sync.probes } : {}), sidecars: opts.sync.sidecars === true }),
     log,
   };
 

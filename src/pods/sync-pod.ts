@@ -12,7 +12,8 @@ import { SlotHold, type Semaphore } from '../util/rate-limit.js';
 import { computePodActions, type PodActions } from './actions.js';
 import { containerConfig, ContainerConfigError, type ContainerSettings } from './container-config.js';
 import { containerHash, type ContainerType } from '../runtime-view/labels.js';
-import { latestByName, type ObservedPod } from '../runtime-view/observed.js';
+import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
+import type { ProbeResultsView } from '../probes/view.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 
 export interface Waiting {
@@ -46,6 +47,10 @@ export interface SyncDeps {
   log: AgentLogger;
   /** Monotonic ms that time a container's stop against its grace period; performance.now() by default. */
   now?: () => number;
+  /** The prober's latest results (liveness/startup failures kill, startup gates sidecars); none by default. */
+  probes?: ProbeResultsView;
+  /** The SidecarContainers feature gate (off by default, as in 1.28). */
+  sidecars?: boolean;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -88,9 +93,37 @@ async function stopContainer(ctx: StopContext, c: { id: string; name: string }, 
   else ctx.log.info('Container did not exit within its grace period; killed', fields);
 }
 
+/** Still holds a process, or may: what a kill must stop. */
+const mayRun = (c: ObservedContainer): boolean => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN';
+
+/**
+ * The order a pod's containers stop in: every app container at once, then its
+ * init containers still running (sidecars; a plain init container only when
+ * the pod stops during init) one at a time, the last in the spec first, so
+ * that what the app containers rely on outlives them. The spec index comes
+ * from the container's annotation (no spec needed: teardowns after a restart
+ * have none); without one, the newest instance goes first. Pure.
+ */
+export function stopOrder(observed: ObservedPod): { first: ObservedContainer[]; thenInOrder: ObservedContainer[] } {
+  const running = observed.containers.filter(mayRun);
+  const first = running.filter((c) => c.type !== 'init');
+  // observed.containers is newest first: a stable sort keeps that order among equal indices.
+  const thenInOrder = running.filter((c) => c.type === 'init').sort((a, b) => (b.specIndex ?? -1) - (a.specIndex ?? -1));
+  return { first, thenInOrder };
+}
+
+/**
+ * Stops the pod's containers in stopOrder and then its ready sandboxes. The
+ * app containers get the grace period; the sidecars after them share what
+ * is left of it (each still gets MIN_GRACE_PERIOD_SECONDS). Blocks until all
+ * are stopped; throws the first stop error.
+ */
 async function killAll(ctx: StopContext, observed: ObservedPod, gracePeriodSeconds: number): Promise<void> {
-  const running = observed.containers.filter((c) => c.state === 'RUNNING' || c.state === 'CREATED' || c.state === 'UNKNOWN');
-  await Promise.all(running.map((c) => stopContainer(ctx, c, gracePeriodSeconds)));
+  const now = ctx.deps.now ?? (() => performance.now());
+  const began = now();
+  const { first, thenInOrder } = stopOrder(observed);
+  await Promise.all(first.map((c) => stopContainer(ctx, c, gracePeriodSeconds)));
+  for (const c of thenInOrder) await stopContainer(ctx, c, Math.max(0, Math.floor(gracePeriodSeconds - (now() - began) / 1000)));
   for (const s of observed.sandboxes) if (s.ready) await ctx.deps.runtime.stopPodSandbox(s.id, ctx.signal);
 }
 
@@ -147,7 +180,7 @@ interface SandboxFacts {
 }
 
 export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, signal: AbortSignal): Promise<SyncResult & { actions: PodActions }> {
-  const actions = computePodActions(pod, observed);
+  const actions = computePodActions(pod, observed, { ...(deps.probes ? { probes: deps.probes } : {}), sidecars: deps.sidecars === true });
   const result: SyncResult & { actions: PodActions } = { waiting: new Map(), actions };
   const grace = pod.spec.terminationGracePeriodSeconds;
   const log = podLog(deps, pod.metadata);
@@ -159,7 +192,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
       }
       await killAll(sync, observed, grace);
     } else {
-      for (const k of actions.containersToKill) await stopContainer(sync, k, grace, { reason: k.reason, message: k.message });
+      for (const k of actions.containersToKill) await stopContainer(sync, k, k.gracePeriodSeconds ?? grace, { reason: k.reason, message: k.message });
     }
     if (!actions.createSandbox && actions.sandboxId === '') return result;
 

@@ -22,6 +22,12 @@ export const ANN_TERMINATION_MESSAGE_POLICY = 'io.platform.container.termination
 export const ANN_POD_TERMINATION_GRACE_PERIOD = 'io.platform.pod.terminationGracePeriod';
 export const ANN_CONTAINER_PORTS = 'io.platform.container.ports';
 export const ANN_CONTAINER_TYPE = 'io.platform.container.type';
+/**
+ * The container's index in its list (spec.initContainers or spec.containers):
+ * a pod torn down without its spec (after an agent restart) still stops its
+ * sidecars last-to-first.
+ */
+export const ANN_CONTAINER_INDEX = 'io.platform.container.index';
 /** Hash of the pod settings baked into its sandbox: a change recreates the sandbox. */
 export const ANN_SANDBOX_HASH = 'io.platform.pod.sandboxHash';
 /**
@@ -80,6 +86,8 @@ export function containerAnnotations(pod: Pod, container: Container, restartCoun
     [ANN_POD_TERMINATION_GRACE_PERIOD]: String(pod.spec.terminationGracePeriodSeconds),
     [ANN_CONTAINER_TYPE]: type,
   };
+  const index = ((type === 'init' ? pod.spec.initContainers : pod.spec.containers) ?? []).findIndex((c) => c.name === container.name);
+  if (index >= 0) out[ANN_CONTAINER_INDEX] = String(index);
   if (container.ports && container.ports.length > 0) out[ANN_CONTAINER_PORTS] = JSON.stringify(container.ports);
   return out;
 }

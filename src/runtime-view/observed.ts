@@ -3,6 +3,7 @@
 import type { ContainerState, PodSandboxStatus, ContainerStatus, Container as RuntimeContainer, PodSandbox } from '../cri/types.js';
 import {
   ANN_CONTAINER_HASH,
+  ANN_CONTAINER_INDEX,
   ANN_CONTAINER_RESTART_COUNT,
   ANN_CONTAINER_TYPE,
   ANN_SANDBOX_HASH,
@@ -46,6 +47,8 @@ export interface ObservedContainer {
   imageRef: string;
   /** The pod's grace period recorded on the container, for pods whose spec is gone. */
   gracePeriodSeconds?: number;
+  /** Its index in its spec list, as recorded at creation; absent on containers of older agents. */
+  specIndex?: number;
 }
 
 export interface ObservedPod {
@@ -97,7 +100,13 @@ export function observeContainer(c: RuntimeContainer, status?: ContainerStatus):
     image: status?.image ?? c.image,
     imageRef: status?.imageRef ?? c.imageRef,
     ...gracePeriod(c.annotations[ANN_POD_TERMINATION_GRACE_PERIOD]),
+    ...specIndex(c.annotations[ANN_CONTAINER_INDEX]),
   };
+}
+
+function specIndex(text: string | undefined): { specIndex?: number } {
+  const v = Number(text);
+  return text !== undefined && text !== '' && Number.isInteger(v) && v >= 0 ? { specIndex: v } : {};
 }
 
 function gracePeriod(text: string | undefined): { gracePeriodSeconds?: number } {

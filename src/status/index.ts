@@ -1,6 +1,6 @@
 // Public surface of the status folder: pod status computation, the store
 // readers subscribe to, and publishing (compute, log, store).
-export { computePodStatus, podPhase, type StatusInputs, type Waiting } from './compute.js';
+export { computePodStatus, podPhase, type ContainerKind, type StatusInputs, type Waiting } from './compute.js';
 export { StatusStore, type PodWithStatus, type StatusListener } from './store.js';
 export { publishPodStatus } from './publish.js';
 

@@ -17,7 +17,7 @@ export function publishPodStatus(store: StatusStore, log: AgentLogger, inputs: O
   const was = new Map([...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].map((p) => [p.name, p.state.waiting?.reason]));
   for (const cs of [...(status.initContainerStatuses ?? []), ...status.containerStatuses]) {
     const w = cs.state.waiting;
-    if (w && w.reason !== 'ContainerCreating' && w.reason !== was.get(cs.name)) {
+    if (w && w.reason !== 'ContainerCreating' && w.reason !== 'PodInitializing' && w.reason !== was.get(cs.name)) {
       log.warn('Container is waiting', { pod: podRef(pod), podUID: uid, container: cs.name, reason: w.reason, message: w.message ?? '' });
     }
   }
