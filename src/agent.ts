@@ -239,10 +239,10 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   const components: Component[] = [manager, pleg];
   if (burstGc) components.push(burstGc);
   if (cfg.staticPodPath !== '') {
-    components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
+    components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }
   if (cfg.staticPodURL !== '') {
-    components.push(createUrlSource({ url: cfg.staticPodURL, shownUrl: String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL)), headers: cfg.staticPodURLHeader, node: node.name, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
+    components.push(createUrlSource({ url: cfg.staticPodURL, shownUrl: String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL)), headers: cfg.staticPodURLHeader, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
   }
   log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
   const close = async (): Promise<void> => {

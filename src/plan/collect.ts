@@ -6,6 +6,7 @@
 // are plan.ts'.
 import { cpus } from 'node:os';
 import { effectiveMaxPods } from '../config/effective.js';
+import { resolveFeatureGates } from '../config/featuregates.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { redactEncoded } from '../config/redact.js';
 import { configSpec } from '../config/options.js';
@@ -22,6 +23,9 @@ import type { DeclaredPod, PlanInput } from './plan.js';
 /** How long the sources get for their first answer, and the runtime for its handshake. */
 export const PLAN_READ_TIMEOUT_MS = 30_000;
 
+/** The SidecarContainers gate as the agent would run with it. */
+const sidecarsOn = (r: ResolvedConfig): boolean => resolveFeatureGates(r.config.featureGates ?? {}).gates['SidecarContainers'] === true;
+
 const ORIGIN: Record<SourceName, string> = { file: 'from --pod-manifest-path', http: 'from --manifest-url', api: 'from the API server' };
 
 interface SourceAnswers {
@@ -36,11 +40,11 @@ async function readSourcesOnce(r: ResolvedConfig, node: string, log: AgentLogger
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
   const components: Array<[SourceName, Component]> = [];
   if (cfg.staticPodPath !== '') {
-    components.push(['file', createFileSource({ path: cfg.staticPodPath, node, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: (p) => pods.set('file', p) })]);
+    components.push(['file', createFileSource({ path: cfg.staticPodPath, node, sidecars: sidecarsOn(r), checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: (p) => pods.set('file', p) })]);
   }
   if (cfg.staticPodURL !== '') {
     const shownUrl = String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL));
-    components.push(['http', createUrlSource({ url: cfg.staticPodURL, shownUrl, headers: cfg.staticPodURLHeader, node, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: (p) => pods.set('http', p) })]);
+    components.push(['http', createUrlSource({ url: cfg.staticPodURL, shownUrl, headers: cfg.staticPodURLHeader, node, sidecars: sidecarsOn(r), checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: (p) => pods.set('http', p) })]);
   }
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);
@@ -112,7 +116,7 @@ export async function collectPlanInput(r: ResolvedConfig, log: AgentLogger, sign
     const images = new Set(declared.flatMap((d) => [...(d.pod.spec.initContainers ?? []), ...d.pod.spec.containers].map((c) => c.image)));
     const present = new Map<string, boolean>();
     for (const image of images) present.set(image, (await runtime.imageStatus(image, signal)) !== undefined);
-    return { input: { declared, observed, imagePresent: (image) => present.get(image) === true, unreadSources: answers.unread }, notes };
+    return { input: { declared, observed, imagePresent: (image) => present.get(image) === true, unreadSources: answers.unread, sidecars: sidecarsOn(r) }, notes };
   } finally {
     runtime.close();
   }

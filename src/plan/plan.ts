@@ -27,6 +27,8 @@ export interface PlanInput {
   readonly imagePresent: (image: string) => boolean;
   /** Sources that gave no answer: their pods are unknown, so nothing is torn down as an orphan. */
   readonly unreadSources: readonly string[];
+  /** The SidecarContainers feature gate, as the sync loop runs with it. */
+  readonly sidecars?: boolean;
 }
 
 export type PodVerdict = 'start' | 'change' | 'in-sync' | 'wait' | 'reject' | 'finished' | 'teardown' | 'keep';
@@ -51,12 +53,13 @@ function pullStep(image: string, policy: Pod['spec']['containers'][number]['imag
 }
 
 /** The plan of one declared pod. */
-export function planDeclared(d: DeclaredPod, input: Pick<PlanInput, 'observed' | 'imagePresent'>): PodPlan {
+export function planDeclared(d: DeclaredPod, input: Pick<PlanInput, 'observed' | 'imagePresent' | 'sidecars'>): PodPlan {
   const { pod } = d;
   const base = { pod: podRef(pod), uid: pod.metadata.uid, origin: d.origin };
   if (d.rejected) return { ...base, verdict: 'reject', steps: [`reject at admission: ${d.rejected.reason}: ${d.rejected.message}`] };
   const observed = input.observed.get(pod.metadata.uid) ?? { uid: pod.metadata.uid, name: pod.metadata.name, namespace: pod.metadata.namespace, sandboxes: [], containers: [] };
-  const actions = computePodActions(pod, observed);
+  // No probe has a result in a plan: a container is judged by its state alone.
+  const actions = computePodActions(pod, observed, { sidecars: input.sidecars === true });
   const steps: string[] = [];
   const running = observed.containers.filter((c) => c.state === 'RUNNING').length;
   const readySandboxes = observed.sandboxes.filter((s) => s.ready).length;

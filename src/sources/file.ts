@@ -26,6 +26,8 @@ export interface FileSourceOptions {
   /** --pod-manifest-path. */
   readonly path: string;
   readonly node: string;
+  /** The SidecarContainers gate (validation refuses sidecars without it). */
+  readonly sidecars?: boolean;
   /** --file-check-frequency. */
   readonly checkFrequencyMs: number;
   readonly log: AgentLogger;
@@ -129,7 +131,7 @@ export function createFileSource(opts: FileSourceOptions): Component {
     let parsed = state.parsed?.stamp === entry.stamp ? state.parsed : undefined;
     if (parsed === undefined) {
       if (state.inflight === entry.stamp) return undefined;
-      const ctx = { node: opts.node, source: 'file' as const, location: entry.path, now: now() };
+      const ctx = { node: opts.node, source: 'file' as const, location: entry.path, now: now(), sidecars: opts.sidecars === true };
       const keep = (stamp: string, mtimeMs: number, result: ManifestResult): Parsed => (state.parsed = { stamp, mtimeMs, result });
       if (opts.parser.offThread(entry.size)) {
         // A large file: the worker reads it too, so its bytes (and the collections

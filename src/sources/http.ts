@@ -22,6 +22,8 @@ export interface UrlSourceOptions {
   /** --manifest-url-header: name → values, in the order given. */
   readonly headers: Readonly<Record<string, readonly string[]>>;
   readonly node: string;
+  /** The SidecarContainers gate (validation refuses sidecars without it). */
+  readonly sidecars?: boolean;
   /** --http-check-frequency. */
   readonly checkFrequencyMs: number;
   readonly log: AgentLogger;
@@ -53,7 +55,7 @@ export function createUrlSource(opts: UrlSourceOptions): Component {
   const shown = opts.shownUrl ?? opts.url;
 
   async function fetchOnce(fetcher: UrlFetcher, signal: AbortSignal): Promise<void> {
-    const got = await fetcher.fetch({ url: opts.url, headers, timeoutMs: timeout, maxBytes: max, lastDigest: lastParsed?.digest, node: opts.node, nowMs: now().getTime() }, signal);
+    const got = await fetcher.fetch({ url: opts.url, headers, timeoutMs: timeout, maxBytes: max, lastDigest: lastParsed?.digest, node: opts.node, nowMs: now().getTime(), sidecars: opts.sidecars === true }, signal);
     if (signal.aborted) return;
     let error: string | undefined;
     if ('error' in got) error = got.error;

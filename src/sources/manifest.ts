@@ -17,6 +17,8 @@ export interface ManifestContext {
   /** File path or URL: part of the UID, and named in errors. */
   readonly location: string;
   readonly now: Date;
+  /** The SidecarContainers gate: without it an init container's restartPolicy is refused, as the API server does. */
+  readonly sidecars?: boolean;
 }
 
 /** The kubelet's cap on a manifest (file or URL body): larger ones are refused unread. */
@@ -111,7 +113,7 @@ function toPod(raw: unknown, ctx: ManifestContext, where = ''): { ok: true; pod:
   const fail = (problems: readonly DecodeProblem[]) => ({ ok: false as const, error: describeProblems(problems, where) });
   const decoded = decodePod(raw);
   if (!decoded.ok) return fail(decoded.problems);
-  const problems = validatePod(decoded.pod);
+  const problems = validatePod(decoded.pod, { sidecarContainers: ctx.sidecars === true });
   if (problems.length > 0) return fail(problems);
   const pod = applyStaticPodDefaults(decoded.pod, ctx.node, ctx.source, ctx.location, ctx.now);
   // The kubelet validates after the static-pod defaults: the name with its node suffix must be valid too.

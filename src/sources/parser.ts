@@ -61,7 +61,7 @@ export function workerScript(): URL | undefined {
 }
 
 const failed = (error: string): ManifestResult => ({ ok: false, error });
-const jobContext = (ctx: ManifestContext): JobContext => ({ node: ctx.node, source: ctx.source, location: ctx.location, nowMs: ctx.now.getTime() });
+const jobContext = (ctx: ManifestContext): JobContext => ({ node: ctx.node, source: ctx.source, location: ctx.location, nowMs: ctx.now.getTime(), ...(ctx.sidecars ? { sidecars: true } : {}) });
 
 export function createManifestParser(opts: ManifestParserOptions): ManifestParser {
   const inlineMax = opts.inlineMaxBytes ?? INLINE_MAX_BYTES;

@@ -36,7 +36,7 @@ export function createUrlFetcher(opts: UrlFetcherOptions): UrlFetcher {
   const script = opts.workerScript === undefined ? urlWorkerScript() : (opts.workerScript ?? undefined);
   if (script === undefined) {
     return {
-      fetch: (job, signal) => fetchAndParse(job, signal, (body) => opts.parser.parse('url', body, { node: job.node, source: 'http', location: job.url, now: new Date(job.nowMs) })).catch((e: unknown) => ({ error: String(e) })),
+      fetch: (job, signal) => fetchAndParse(job, signal, (body) => opts.parser.parse('url', body, { node: job.node, source: 'http', location: job.url, now: new Date(job.nowMs), sidecars: job.sidecars === true })).catch((e: unknown) => ({ error: String(e) })),
       close: () => Promise.resolve(),
     };
   }

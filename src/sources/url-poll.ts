@@ -16,6 +16,8 @@ export interface UrlFetchJob {
   readonly lastDigest: string | undefined;
   readonly node: string;
   readonly nowMs: number;
+  /** The SidecarContainers gate, for validation. */
+  readonly sidecars?: boolean;
 }
 
 /** What one poll gave: why there is no body, the same body as last time, or a new body's parse. */

@@ -9,5 +9,5 @@ import { serveJobs } from './worker-serve.js';
 const never = new AbortController().signal;
 
 serveJobs<UrlFetchJob, UrlFetchOutcome>('url-worker.ts', (job) =>
-  fetchAndParse(job, never, (body) => parseManifest('url', body.toString('utf8'), { node: job.node, source: 'http', location: job.url, now: new Date(job.nowMs) })),
+  fetchAndParse(job, never, (body) => parseManifest('url', body.toString('utf8'), { node: job.node, source: 'http', location: job.url, now: new Date(job.nowMs), sidecars: job.sidecars === true })),
 );

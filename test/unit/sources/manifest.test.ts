@@ -56,3 +56,16 @@ describe('manifest parsing: each bad text is a result naming its problem', () =>
     expect(podFromFile('{apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: c, image: "i:1"}]}}', ctx).ok).toBe(true);
   });
 });
+
+describe('manifest parsing with the SidecarContainers gate', () => {
+  const sidecar = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { initContainers: [{ name: 'proxy', image: 'i:1', restartPolicy: 'Always' }], containers: [{ name: 'c', image: 'i:1' }] } });
+  const base = { node: 'n1', source: 'file' as const, location: '/etc/pods/web.yaml', now: new Date(0) };
+  it('refuses an init container restartPolicy while the gate is off, naming the field', () => {
+    const r = podFromFile(sidecar, base);
+    expect(r).toEqual({ ok: false, error: 'spec.initContainers[0].restartPolicy: may not be set: the SidecarContainers feature gate is disabled' });
+    expect(podsFromUrlBody(sidecar, { ...base, source: 'http', location: 'http://127.0.0.1/pods' }).ok).toBe(false);
+  });
+  it('accepts it with the gate on', () => {
+    expect(podFromFile(sidecar, { ...base, sidecars: true }).ok).toBe(true);
+  });
+});
