@@ -2,7 +2,10 @@
 // pod cache, admission) and the factory of what a pod sync needs. The
 // composition root (src/agent.ts) builds both from the configuration and
 // wires them to the sources, the PLEG and the status store.
-import { totalmem } from 'node:os';
+import { statfsSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { resolveFeatureGates } from '../config/featuregates.js';
+import { createVolumes, type NodeFacts } from '../volumes/index.js';
 import type { AgentConfiguration } from '../config/options.js';
 import type { RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
@@ -23,11 +26,23 @@ export interface SyncDepsInput {
   runtime: RuntimeService;
   images: ImageManager;
   node: { name: string; ip: string };
-  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault'>;
+  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault' | 'featureGates'>;
   /** --root-dir: the pods' volume data lives under <root>/pods/<uid>. */
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
   log: AgentLogger;
+}
+
+/** The node's allocatable resources as volumes see them (nothing reserved): memory, CPUs, the root directory's filesystem. */
+function nodeFacts(rootDirectory: string): NodeFacts {
+  let ephemeralStorageBytes = 0;
+  try {
+    const fs = statfsSync(rootDirectory);
+    ephemeralStorageBytes = fs.blocks * fs.bsize;
+  } catch {
+    // Not there yet: a downward API file asking for it reads 0.
+  }
+  return { memoryBytes: totalmem(), cpuMilli: availableParallelism() * 1000, ephemeralStorageBytes };
 }
 
 /**
@@ -53,8 +68,8 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
       cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,
       memoryCapacity: totalmem(),
       seccompDefault: cfg.seccompDefault,
-      emptyDirPath: (pod, volume) => `${rootDirectory}/pods/${pod.metadata.uid}/volumes/platform.io~empty-dir/${volume}`,
-      podDataDir: (uid) => `${rootDirectory}/pods/${uid}`,
+      rootDirectory,
     },
+    volumes: createVolumes({ rootDirectory, node: nodeFacts(rootDirectory), sizeMemoryBackedVolumes: resolveFeatureGates(cfg.featureGates).gates['SizeMemoryBackedVolumes'] ?? true, log: inp.log }),
   };
 }
