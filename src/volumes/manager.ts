@@ -4,7 +4,7 @@
 // are torn down and its directory under --root-dir removed. Called by the pod
 // sync (src/pods/sync-pod.ts), one call at a time per pod; calls for
 // different pods run concurrently and share nothing but the log.
-import { realpath, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Container, Pod, Volume } from '../pod-model/pod-types.js';
 import type { Mount } from '../cri/types.js';
@@ -51,6 +51,8 @@ export const unservableMessage = (v: Volume): string => `volume "${v.name}" (${v
 export function setUpOrder(volumes: readonly Volume[]): Volume[] {
   return [...volumes.filter((v) => v.hostPath), ...volumes.filter((v) => !v.hostPath)];
 }
+
+const exists = (p: string): Promise<boolean> => stat(p).then(() => true, () => false);
 
 /** A UID that is safe as one path element. */
 const safeUid = (uid: string): boolean => uid !== '' && uid !== '.' && uid !== '..' && !uid.includes('/');
@@ -111,11 +113,16 @@ export function createVolumeManager(opts: VolumeManagerOptions): VolumeManager {
       if (base === undefined || host === undefined || host === base) continue;
       signal.throwIfAborted();
       try {
-        const exists = await stat(host).then(() => true, () => false);
-        if (!exists) {
-          // The kubelet makes a missing subPath a directory with the volume's own mode, so that fsGroup permissions carry over.
+        if (!(await exists(host))) {
+          // The kubelet makes a missing subPath a directory with the volume's own mode (umask aside), so that fsGroup permissions carry over.
           const mode = (await stat(base)).mode & 0o7777;
-          await mkdir(host, { recursive: true, mode });
+          let at = base;
+          for (const part of host.slice(base.length + 1).split('/')) {
+            at = `${at}/${part}`;
+            if (await exists(at)) continue;
+            await mkdir(at, { mode });
+            await chmod(at, mode);
+          }
         }
         const [realBase, realHost] = [await realpath(base), await realpath(host)];
         if (realHost !== realBase && !realHost.startsWith(`${realBase}/`)) throw new Error(`subpath "${realHost}" not within volume path "${realBase}"`);
