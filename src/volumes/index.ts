@@ -12,6 +12,7 @@ import type { NodeFacts, VolumePlugin } from './types.js';
 
 export { containerMounts, MountConfigError } from './mounts.js';
 export { unservableMessage, type VolumeManager } from './manager.js';
+export { createOrphanCleanup, type OrphanCleanupOptions } from './orphans.js';
 export { VolumeSetUpError, type NodeFacts, type VolumeContext, type VolumePlugin, type VolumesOutcome } from './types.js';
 export { podDir, volumeHostPath } from './paths.js';
 
