@@ -2,8 +2,9 @@
 // pods that must wait with the kubelet's message and a pod that runs with
 // every type satisfied —; a configMap volume making its pod wait while others
 // run; emptyDir on disk shared by two containers and in memory as a tmpfs of
-// its sizeLimit; downward API files and their refresh after a label change in
-// the manifest; nothing left mounted or on disk once the pods are removed.
+// its sizeLimit, with subPathExpr, a read-only mount and fsGroup; downward API
+// files and their refresh after a label change in the manifest; nothing left
+// mounted or on disk once the pods are removed.
 // Containers report what they see into a hostPath directory the test reads.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,11 @@ if (skip) console.warn(`volume e2e tests skipped: ${unavailable}`);
 
 /** A shell loop that keeps running and exits at once on SIGTERM, after `script`. */
 const thenSleep = (script: string): string[] => ['sh', '-c', `${script}; trap 'exit 0' TERM; while true; do sleep 1 & wait; done`];
-const readOr = (p: string): string | undefined => (existsSync(p) ? readFileSync(p, 'utf8') : undefined);
+/** A file a container writes, once complete: a shell redirection creates it empty before the command writes its line. */
+const readOr = (p: string): string | undefined => {
+  const text = existsSync(p) ? readFileSync(p, 'utf8') : '';
+  return text === '' ? undefined : text;
+};
 
 describe.skipIf(skip)('volumes on a real containerd', () => {
   let rt: LocalRuntime;
@@ -109,7 +114,12 @@ describe.skipIf(skip)('volumes on a real containerd', () => {
     node.writeManifest('shared.yaml', pod('shared', [
       container('writer', thenSleep("echo hello > /scratch/msg; grep ' /mem ' /proc/mounts > /out/mem-mounts"), { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'mem', mountPath: '/mem' }, { name: 'out', mountPath: '/out' }] }),
       container('reader', thenSleep('until [ -f /scratch/msg ]; do sleep 0.2; done; cat /scratch/msg > /out/seen'), { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'out', mountPath: '/out' }] }),
-    ], { volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } }, outVolume] }));
+      // subPathExpr from the environment, a read-only mount of the same volume, fsGroup on the volume.
+      container('sub', thenSleep("echo in-sub > /logs/x; if touch /ro/y 2>/dev/null; then echo writable; else echo read-only; fi > /out/ro; stat -c '%g %A' /ro > /out/group"), {
+        env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+        volumeMounts: [{ name: 'scratch', mountPath: '/logs', subPathExpr: 'logs/$(POD_NAME)' }, { name: 'scratch', mountPath: '/ro', readOnly: true }, { name: 'out', mountPath: '/out' }],
+      }),
+    ], { securityContext: { fsGroup: 2345 }, volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } }, outVolume] }));
     const dapi = (tier: string) => ({
       ...pod('dapi', [container('main', thenSleep('cat /info/name > /out/name; cat /info/cpu > /out/cpu; cat /info/mem > /out/mem; while true; do cat /info/labels > /out/.l && mv /out/.l /out/labels; sleep 0.2; done'), {
         resources: { limits: { cpu: '250m', memory: '64Mi' } },
@@ -131,6 +141,10 @@ describe.skipIf(skip)('volumes on a real containerd', () => {
     expect(await waitFor('the reader saw the writer', 20_000, () => readOr(join(out, 'seen')), agent)).toBe('hello\n');
     // emptyDir in memory: a tmpfs of the sizeLimit, inside the container and on the host.
     expect(await waitFor('the writer listed its /mem', 10_000, () => readOr(join(out, 'mem-mounts')), agent)).toMatch(/^tmpfs \/mem tmpfs \S*size=16384k/);
+    const scratch = join(node.root, 'pods', sharedUid, 'volumes/platform.io~empty-dir/scratch');
+    expect(await waitFor('the subPathExpr mount was written', 10_000, () => readOr(join(scratch, 'logs/shared-e2e-node/x')), agent)).toBe('in-sub\n');
+    expect(await waitFor('the read-only mount was tried', 10_000, () => readOr(join(out, 'ro')), agent)).toBe('read-only\n');
+    expect(await waitFor('the volume group was listed', 10_000, () => readOr(join(out, 'group')), agent)).toBe('2345 drwxrwsrwx\n');
     const memDir = join(node.root, 'pods', sharedUid, 'volumes/platform.io~empty-dir/mem');
     expect((await mountsUnder(join(node.root, 'pods'))).map((m) => [m.mountPoint, m.fsType, /size=16384k/.test(m.superOptions)])).toEqual([[memDir, 'tmpfs', true]]);
 

@@ -213,7 +213,8 @@ describe('container mounts', () => {
       { containerPath: '/data', hostPath: '/srv/data', readonly: true, propagation: 'HOST_TO_CONTAINER' },
       { containerPath: '/s', hostPath: '/var/lib/agent/pods/u1/volumes/platform.io~empty-dir/scratch/a/b', readonly: false, propagation: 'PRIVATE' },
       { containerPath: '/e', hostPath: '/var/lib/agent/pods/u1/volumes/platform.io~empty-dir/scratch/logs/p', readonly: false, propagation: 'PRIVATE' },
-      { containerPath: '/etc/info', hostPath: '/var/lib/agent/pods/u1/volumes/platform.io~downward-api/info', readonly: false, propagation: 'PRIVATE' },
+      // downwardAPI: read-only whatever the mount says.
+      { containerPath: '/etc/info', hostPath: '/var/lib/agent/pods/u1/volumes/platform.io~downward-api/info', readonly: true, propagation: 'PRIVATE' },
     ]);
   });
   it('a subPathExpr whose variable is missing is refused naming it', () => {
