@@ -152,6 +152,13 @@ export function createVolumeManager(opts: VolumeManagerOptions): VolumeManager {
   };
 
   const cleanupOrphans = async (keep: (uid: string) => boolean, signal: AbortSignal): Promise<void> => {
+    // A pod that waited and went without a directory leaves only what this manager remembers of it.
+    for (const uid of [...done.keys(), ...lastFailure.keys()]) {
+      if (!keep(uid)) {
+        done.delete(uid);
+        lastFailure.delete(uid);
+      }
+    }
     for (const uid of await readdir(`${root}/pods`).catch(() => [] as string[])) {
       if (keep(uid)) continue;
       try {
