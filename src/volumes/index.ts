@@ -7,7 +7,9 @@ import type { AgentLogger } from '../log/index.js';
 import { downwardApiPlugin } from './downward-api.js';
 import { emptyDirPlugin } from './empty-dir.js';
 import { hostPathPlugin } from './host-path.js';
-import { createVolumeManager, type VolumeManager } from './manager.js';
+import { createVolumeManager, unservableMessage, type VolumeManager } from './manager.js';
+import { volumeKind } from './paths.js';
+import type { Pod } from '../pod-model/pod-types.js';
 import type { NodeFacts, VolumePlugin } from './types.js';
 
 export { containerMounts, MountConfigError } from './mounts.js';
@@ -27,8 +29,20 @@ export interface VolumesInput {
   extraPlugins?: readonly VolumePlugin[];
 }
 
+/**
+ * The volumes of `pod` that no built-in plugin serves (configMap, secret, ...):
+ * the pod waits for them on a standalone node. Pure; for callers that show
+ * the plan without setting anything up (e.g. a dry run of the sync).
+ */
+export function unservableVolumes(pod: Pod): Array<{ volume: string; kind: string; message: string }> {
+  const plugins = builtInPlugins(true);
+  return (pod.spec.volumes ?? []).filter((v) => !plugins.some((p) => p.canSupport(v))).map((v) => ({ volume: v.name, kind: volumeKind(v), message: unservableMessage(v) }));
+}
+
+const builtInPlugins = (sizeMemoryBackedVolumes: boolean): VolumePlugin[] => [hostPathPlugin, emptyDirPlugin({ sizeMemoryBackedVolumes }), downwardApiPlugin];
+
 /** The node's volume manager with its built-in plugins; logs as component `volumes`. */
 export function createVolumes(inp: VolumesInput): VolumeManager {
-  const plugins = [...(inp.extraPlugins ?? []), hostPathPlugin, emptyDirPlugin({ sizeMemoryBackedVolumes: inp.sizeMemoryBackedVolumes }), downwardApiPlugin];
+  const plugins = [...(inp.extraPlugins ?? []), ...builtInPlugins(inp.sizeMemoryBackedVolumes)];
   return createVolumeManager({ rootDirectory: inp.rootDirectory, node: inp.node, plugins, log: inp.log.child({ component: 'volumes' }) });
 }

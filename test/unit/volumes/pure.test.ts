@@ -13,6 +13,7 @@ import { parseMountInfo } from '../../../src/volumes/mounter.js';
 import { containerMounts, expandSubPathExpr, joinSubPath, mountSubPath } from '../../../src/volumes/mounts.js';
 import { fsGroupMode } from '../../../src/volumes/ownership.js';
 import { volumeHostPath, volumeKind } from '../../../src/volumes/paths.js';
+import { unservableVolumes } from '../../../src/volumes/index.js';
 
 const GI = 1024 ** 3;
 const MI = 1024 ** 2;
@@ -286,5 +287,15 @@ describe('set-up order', () => {
   it('hostPath volumes first, the others in their order', () => {
     const p = pod({ volumes: [{ name: 'a', emptyDir: {} }, { name: 'b', hostPath: { path: '/b' } }, { name: 'c', configMap: {} }, { name: 'd', hostPath: { path: '/d' } }] });
     expect(setUpOrder(p.spec.volumes!).map((v) => v.name)).toEqual(['b', 'd', 'a', 'c']);
+  });
+});
+
+describe('unservable volumes (for a plan shown without acting)', () => {
+  it('names the kinds no built-in plugin serves, with the reason the pod waits', () => {
+    const p = pod({ volumes: [{ name: 'a', emptyDir: {} }, { name: 'cfg', configMap: { name: 'x' } }, { name: 'tok', projected: { sources: [] } }, { name: 'h', hostPath: { path: '/h' } }] });
+    expect(unservableVolumes(p)).toEqual([
+      { volume: 'cfg', kind: 'configMap', message: 'volume "cfg" (configMap) cannot be served by a standalone agent: no API server' },
+      { volume: 'tok', kind: 'projected', message: 'volume "tok" (projected) cannot be served by a standalone agent: no API server' },
+    ]);
   });
 });
