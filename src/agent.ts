@@ -18,6 +18,7 @@ import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
 import { awaitRunOnce, createPodManager, createSyncDeps } from './pods/index.js';
+import { createOrphanCleanup } from './volumes/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -237,6 +238,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   // One parser for both sources: large manifests go to its worker thread, one at a time.
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
   const components: Component[] = [manager, pleg];
+  if (sync.volumes) components.push(createOrphanCleanup({ volumes: sync.volumes, desired: () => manager.desiredPods().map((p) => p.metadata.uid), allSourcesSeen: () => merger.allSourcesSeen(), runtime, log }));
   if (burstGc) components.push(burstGc);
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));

@@ -3,7 +3,7 @@
 // policy, grace period, pull policy, ...). Unknown fields are dropped, as the
 // kubelet's lenient decoder does. Semantic rules live in pod-validate.ts.
 import { z } from 'zod';
-import type { Container, Pod, PullPolicy } from './pod-types.js';
+import type { Container, Pod, PullPolicy, Volume } from './pod-types.js';
 
 const str = z.string();
 /** Own `__proto__` keys (JSON.parse makes them) would vanish in the record; refuse them instead of dropping silently. */
@@ -72,7 +72,7 @@ const container = z.object({
     )
     .optional(),
   resources: z.object({ limits: noProtoKey(z.record(str, quantity)).optional(), requests: noProtoKey(z.record(str, quantity)).optional() }).optional(),
-  volumeMounts: z.array(z.object({ name: str, mountPath: str, readOnly: z.boolean().optional(), subPath: str.optional(), mountPropagation: z.enum(['None', 'HostToContainer', 'Bidirectional']).optional() })).optional(),
+  volumeMounts: z.array(z.object({ name: str, mountPath: str, readOnly: z.boolean().optional(), subPath: str.optional(), subPathExpr: str.optional(), mountPropagation: z.enum(['None', 'HostToContainer', 'Bidirectional']).optional() })).optional(),
   livenessProbe: probe.optional(),
   readinessProbe: probe.optional(),
   startupProbe: probe.optional(),
@@ -98,6 +98,31 @@ const container = z.object({
   restartPolicy: z.literal('Always').optional(),
 });
 
+/**
+ * The API's volume sources that the agent serves on its own are decoded in
+ * full; every other source the API defines is kept by its key only (its
+ * content unread), so that the volume layer can name the kind it cannot serve.
+ * Keys the API does not define are dropped like any unknown field.
+ */
+const OTHER_VOLUME_SOURCES = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume',
+  'cinder', 'cephfs', 'flocker', 'fc', 'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
+  'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral',
+] as const;
+const downwardApiFile = z.object({
+  path: str,
+  fieldRef: z.object({ apiVersion: str.optional(), fieldPath: str }).optional(),
+  resourceFieldRef: z.object({ containerName: str.optional(), resource: str, divisor: quantity.optional() }).optional(),
+  mode: int32.optional(),
+});
+const volume = z.object({
+  name: str,
+  hostPath: z.object({ path: str, type: str.optional() }).optional(),
+  emptyDir: z.object({ medium: str.optional(), sizeLimit: quantity.optional() }).optional(),
+  downwardAPI: z.object({ items: z.array(downwardApiFile).optional(), defaultMode: int32.optional() }).optional(),
+  ...Object.fromEntries(OTHER_VOLUME_SOURCES.map((k) => [k, z.unknown().optional()])),
+});
+
 const podSchema = z.object({
   apiVersion: z.literal('v1', { error: 'must be "v1"' }),
   kind: z.literal('Pod', { error: 'must be "Pod"' }),
@@ -111,7 +136,7 @@ const podSchema = z.object({
   spec: z.object({
     containers: z.array(container),
     initContainers: z.array(container).optional(),
-    volumes: z.array(z.object({ name: str, hostPath: z.object({ path: str, type: str.optional() }).optional(), emptyDir: z.object({ medium: str.optional(), sizeLimit: quantity.optional() }).optional() })).optional(),
+    volumes: z.array(volume).optional(),
     restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
     terminationGracePeriodSeconds: int.optional(),
     activeDeadlineSeconds: int.optional(),
@@ -149,6 +174,21 @@ const podSchema = z.object({
 });
 
 type RawContainer = z.infer<typeof container>;
+
+function toVolume(v: z.infer<typeof volume>): Volume {
+  const raw = v as Record<string, unknown>;
+  const others = OTHER_VOLUME_SOURCES.filter((k) => raw[k] !== undefined && raw[k] !== null);
+  const out: Volume = { name: v.name };
+  if (v.hostPath) out.hostPath = v.hostPath;
+  if (v.emptyDir) out.emptyDir = { ...v.emptyDir, sizeLimit: v.emptyDir.sizeLimit === undefined ? undefined : quantityText(v.emptyDir.sizeLimit) };
+  if (v.downwardAPI) {
+    const items = v.downwardAPI.items?.map(({ resourceFieldRef: ref, ...i }) => ({ ...i, ...(ref ? { resourceFieldRef: { ...ref, divisor: ref.divisor === undefined ? undefined : quantityText(ref.divisor) } } : {}) }));
+    // The API's default mode of a downward API volume's files: 0644.
+    out.downwardAPI = { ...v.downwardAPI, items, defaultMode: v.downwardAPI.defaultMode ?? 0o644 };
+  }
+  if (others.length > 0) out.otherSources = others;
+  return out;
+}
 
 export interface DecodeProblem {
   /** Field path as the API names it, e.g. `spec.containers[0].image`. */
@@ -217,7 +257,7 @@ export function decodePod(raw: unknown): DecodeResult {
       ...spec,
       containers: spec.containers.map(toContainer),
       initContainers: spec.initContainers?.map(toContainer),
-      volumes: spec.volumes?.map((v) => ({ ...v, emptyDir: v.emptyDir && { ...v.emptyDir, sizeLimit: v.emptyDir.sizeLimit === undefined ? undefined : quantityText(v.emptyDir.sizeLimit) } })),
+      volumes: spec.volumes?.map(toVolume),
       restartPolicy: spec.restartPolicy ?? 'Always',
       terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 30,
       dnsPolicy: spec.dnsPolicy ?? 'ClusterFirst',

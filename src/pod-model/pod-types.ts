@@ -62,6 +62,8 @@ export interface VolumeMount {
   mountPath: string;
   readOnly?: boolean;
   subPath?: string;
+  /** subPath with $(VAR) expanded from the container's environment; exclusive with subPath. */
+  subPathExpr?: string;
   mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional';
 }
 
@@ -129,10 +131,24 @@ export interface Container {
   restartPolicy?: 'Always';
 }
 
+export interface DownwardAPIVolumeFile {
+  path: string;
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  mode?: number;
+}
+
 export interface Volume {
   name: string;
   hostPath?: { path: string; type?: string };
   emptyDir?: { medium?: string; sizeLimit?: string };
+  downwardAPI?: { items?: DownwardAPIVolumeFile[]; defaultMode?: number };
+  /**
+   * The API's other volume sources given (`configMap`, `secret`, `projected`,
+   * `persistentVolumeClaim`, `csi`, ...), by key: kept only by name, so that the
+   * volume layer can say which kind a standalone agent cannot serve.
+   */
+  otherSources?: string[];
 }
 
 export interface Toleration {

@@ -6,6 +6,7 @@ import { validateHandler, validateProbe } from './pod-validate-probes.js';
 import { validateResources } from './pod-validate-resources.js';
 import { checkId, checkLabel, checkLocalDescendingPath, isConfigMapKey, isIanaServiceName, quote, type Report } from './pod-validate-util.js';
 import { checkSeccomp } from './pod-validate-security.js';
+import { validateSubPaths } from './pod-validate-volumes.js';
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const ENV_FIELD_PATHS = new Set(['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs']);
@@ -75,7 +76,7 @@ function validateMounts(c: Container, path: string, volumes: ReadonlySet<string>
     if (!m.mountPath.startsWith('/')) report(`${at}.mountPath`, `must be an absolute path, got ${quote(m.mountPath)}`);
     if (paths.has(m.mountPath)) report(`${at}.mountPath`, `must be unique: ${quote(m.mountPath)} is mounted twice`);
     paths.add(m.mountPath);
-    if (m.subPath !== undefined && m.subPath !== '') checkLocalDescendingPath(m.subPath, `${at}.subPath`, report);
+    validateSubPaths(m, at, report);
     if (m.mountPropagation === 'Bidirectional' && c.securityContext?.privileged !== true) report(`${at}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers');
   }
 }

@@ -1,39 +1,13 @@
 // Pod-spec rules outside the containers, as the API server's ValidatePodSpec
-// applies them: volumes, tolerations, DNS config, host aliases, node selector.
+// applies them: tolerations, DNS config, host aliases, node selector.
 import type { PodSpec } from './pod-types.js';
 import { isLabelValue, isQualifiedName } from '../config/values/names.js';
-import { checkLabel, checkSubdomain, isDns1123Subdomain, isIpAddress, quantityValue, quote, short, type Report } from './pod-validate-util.js';
+import { checkLabel, checkSubdomain, isDns1123Subdomain, isIpAddress, quote, short, type Report } from './pod-validate-util.js';
 
-const HOST_PATH_TYPES = new Set(['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice']);
 const TAINT_EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
 const MAX_DNS_NAMESERVERS = 3;
 const MAX_DNS_SEARCH_PATHS = 32;
 const MAX_DNS_SEARCH_LIST_CHARS = 2048;
-
-/** Volume names, sources and paths; returns the names for the mounts to refer to. */
-export function validateVolumes(spec: PodSpec, report: Report): Set<string> {
-  const names = new Set<string>();
-  for (const [i, v] of (spec.volumes ?? []).entries()) {
-    const at = `spec.volumes[${i}]`;
-    checkLabel(v.name, `${at}.name`, report);
-    if (names.has(v.name)) report(`${at}.name`, `duplicate volume name ${quote(v.name)}`);
-    names.add(v.name);
-    if ((v.hostPath ? 1 : 0) + (v.emptyDir ? 1 : 0) !== 1) report(at, 'exactly one volume source (hostPath or emptyDir) must be given');
-    if (v.hostPath) {
-      if (!v.hostPath.path.startsWith('/')) report(`${at}.hostPath.path`, 'must be an absolute path');
-      if (v.hostPath.path.split('/').includes('..')) report(`${at}.hostPath.path`, "must not contain '..'");
-      const type = v.hostPath.type;
-      if (type !== undefined && !HOST_PATH_TYPES.has(type)) report(`${at}.hostPath.type`, `unsupported value ${quote(type)}: supported values: ${[...HOST_PATH_TYPES].map((t) => `${quote(t)}`).join(', ')}`);
-    }
-    const size = v.emptyDir?.sizeLimit;
-    if (size !== undefined) {
-      const q = quantityValue(size);
-      if (!q.ok) report(`${at}.emptyDir.sizeLimit`, q.message);
-      else if (q.value < 0) report(`${at}.emptyDir.sizeLimit`, `must be greater than or equal to 0, got ${quote(size)}`);
-    }
-  }
-  return names;
-}
 
 export function validateTolerations(spec: PodSpec, report: Report): void {
   for (const [i, t] of (spec.tolerations ?? []).entries()) {

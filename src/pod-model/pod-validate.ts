@@ -8,7 +8,8 @@ import type { DecodeProblem } from './pod-decode.js';
 import { isQualifiedName } from '../config/values/names.js';
 import { checkHostPortConflicts, validateContainer } from './pod-validate-containers.js';
 import { validatePodSecurityContext } from './pod-validate-security.js';
-import { validateDns, validateHostAliases, validateLabelMap, validateSpecScalars, validateTolerations, validateVolumes } from './pod-validate-spec.js';
+import { validateDns, validateHostAliases, validateLabelMap, validateSpecScalars, validateTolerations } from './pod-validate-spec.js';
+import { validateVolumes } from './pod-validate-volumes.js';
 import { collector, isDns1123Label, isDns1123Subdomain, quote, short, type Report } from './pod-validate-util.js';
 
 export { isDns1123Label, isDns1123Subdomain } from './pod-validate-util.js';

@@ -8,6 +8,7 @@ import { parseQuantity } from '../config/values/quantity.js';
 import { ANNOTATION_SOURCE } from '../sources/static-pod.js';
 import { qosClass } from '../pod-model/qos.js';
 import { containerAnnotations, containerLabels, type ContainerType } from '../runtime-view/labels.js';
+import { containerMounts, MountConfigError } from '../volumes/index.js';
 
 export { qosClass, type QosClass } from '../pod-model/qos.js';
 
@@ -156,20 +157,18 @@ export function containerEnv(pod: Pod, c: Container, facts: PodRuntimeFacts): Ke
 export interface ContainerSettings extends ResourceSettings {
   /** --seccomp-default. */
   seccompDefault: boolean;
-  /** Host directory of an emptyDir volume. */
-  emptyDirPath(pod: Pod, volume: string): string;
-  /** The pod's own directory under --root-dir (volumes), removed with the pod. */
-  podDataDir?(uid: string): string;
+  /** --root-dir: the pods' volumes live under <root>/pods/<uid>/volumes (src/volumes/). */
+  rootDirectory: string;
 }
 
-function mounts(pod: Pod, c: Container, s: ContainerSettings): Mount[] {
-  const volumes = new Map((pod.spec.volumes ?? []).map((v) => [v.name, v]));
-  return (c.volumeMounts ?? []).map((m) => {
-    const v = volumes.get(m.name)!;
-    const host = v.hostPath ? v.hostPath.path : s.emptyDirPath(pod, v.name);
-    const propagation = m.mountPropagation === 'Bidirectional' ? 'BIDIRECTIONAL' : m.mountPropagation === 'HostToContainer' ? 'HOST_TO_CONTAINER' : 'PRIVATE';
-    return { containerPath: m.mountPath, hostPath: m.subPath ? `${host}/${m.subPath}` : host, readonly: m.readOnly === true, propagation };
-  });
+/** The container's volume mounts (src/volumes/mounts.ts); a subPathExpr that cannot be expanded is a CreateContainerConfigError. */
+function mounts(pod: Pod, c: Container, s: ContainerSettings, env: ReadonlyMap<string, string>): Mount[] {
+  try {
+    return containerMounts(pod, c, s.rootDirectory, env);
+  } catch (e) {
+    if (e instanceof MountConfigError) throw new ContainerConfigError('CreateContainerConfigError', e.message);
+    throw e;
+  }
 }
 
 export function containerConfig(pod: Pod, c: Container, type: ContainerType, restartCount: number, facts: PodRuntimeFacts, s: ContainerSettings): ContainerConfig {
@@ -187,7 +186,7 @@ export function containerConfig(pod: Pod, c: Container, type: ContainerType, res
     args: (c.args ?? []).map((x) => expand(x, vars)),
     workingDir: c.workingDir ?? '',
     envs: env,
-    mounts: mounts(pod, c, s),
+    mounts: mounts(pod, c, s, vars),
     labels: containerLabels(pod, c),
     annotations: containerAnnotations(pod, c, restartCount, type),
     logPath: `${c.name}/${restartCount}.log`,

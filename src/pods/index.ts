@@ -2,7 +2,9 @@
 // pod cache, admission) and the factory of what a pod sync needs. The
 // composition root (src/agent.ts) builds both from the configuration and
 // wires them to the sources, the PLEG and the status store.
-import { totalmem } from 'node:os';
+import { statfsSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { createVolumes, type NodeFacts } from '../volumes/index.js';
 import type { AgentConfiguration } from '../config/options.js';
 import type { RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
@@ -32,6 +34,18 @@ export interface SyncDepsInput {
   log: AgentLogger;
 }
 
+/** The node's allocatable resources as volumes see them (nothing reserved): memory, CPUs, the root directory's filesystem. */
+function nodeFacts(rootDirectory: string): NodeFacts {
+  let ephemeralStorageBytes = 0;
+  try {
+    const fs = statfsSync(rootDirectory);
+    ephemeralStorageBytes = fs.blocks * fs.bsize;
+  } catch {
+    // Not there yet: a downward API file asking for it reads 0.
+  }
+  return { memoryBytes: totalmem(), cpuMilli: availableParallelism() * 1000, ephemeralStorageBytes };
+}
+
 /**
  * What every pod sync needs, built once. Reads --resolv-conf now so an
  * unreadable file is reported at start, as the kubelet checks it at start
@@ -41,6 +55,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
   const { cfg, node, rootDirectory } = inp;
   const hostDns = resolvConfReader(cfg.resolvConf, inp.log);
   hostDns();
+  const gates = resolveFeatureGates(cfg.featureGates ?? {}).gates;
   return {
     runtime: inp.runtime,
     images: inp.images,
@@ -50,15 +65,15 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     hostIP: node.ip,
     log: inp.log.child({ component: 'pods' }),
     // SidecarContainers is alpha in 1.28: off unless --feature-gates turns it (or AllAlpha) on.
-    sidecars: resolveFeatureGates(cfg.featureGates ?? {}).gates['SidecarContainers'] === true,
+    sidecars: gates['SidecarContainers'] === true,
     sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
     container: {
       cpuCFSQuota: cfg.cpuCFSQuota,
       cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,
       memoryCapacity: totalmem(),
       seccompDefault: cfg.seccompDefault,
-      emptyDirPath: (pod, volume) => `${rootDirectory}/pods/${pod.metadata.uid}/volumes/platform.io~empty-dir/${volume}`,
-      podDataDir: (uid) => `${rootDirectory}/pods/${uid}`,
+      rootDirectory,
     },
+    volumes: createVolumes({ rootDirectory, node: nodeFacts(rootDirectory), sizeMemoryBackedVolumes: gates['SizeMemoryBackedVolumes'] ?? true, log: inp.log }),
   };
 }

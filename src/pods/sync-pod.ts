@@ -15,6 +15,7 @@ import { containerHash, type ContainerType } from '../runtime-view/labels.js';
 import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
 import type { ProbeResultsView } from '../probes/view.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
+import type { VolumeManager } from '../volumes/index.js';
 
 export interface Waiting {
   reason: string;
@@ -44,6 +45,8 @@ export interface SyncDeps {
   container: ContainerSettings;
   nodeName: string;
   hostIP: string;
+  /** Sets up a pod's volumes before its containers start and removes them with the pod (src/volumes/); none: volumes are not prepared. */
+  volumes?: VolumeManager;
   log: AgentLogger;
   /** Monotonic ms that time a container's stop against its grace period; performance.now() by default. */
   now?: () => number;
@@ -145,7 +148,7 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   if (observed.namespace !== '' && observed.name !== '') {
     await rm(`${deps.sandbox.podLogsDir}/${observed.namespace}_${observed.name}_${observed.uid}`, { recursive: true, force: true });
   }
-  if (deps.container.podDataDir) await rm(deps.container.podDataDir(observed.uid), { recursive: true, force: true });
+  await deps.volumes?.tearDown(observed.uid, signal);
 }
 
 /** A pod that has its sandbox and needs a slot back (after a pull, or to restart a container) goes before new pods. */
@@ -195,6 +198,13 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
       for (const k of actions.containersToKill) await stopContainer(sync, k, k.gracePeriodSeconds ?? grace, { reason: k.reason, message: k.message });
     }
     if (!actions.createSandbox && actions.sandboxId === '') return result;
+    // Volumes are ready before any container starts (the kubelet's WaitForAttachAndMount); until then every container that would start waits.
+    const volumes = deps.volumes && (await deps.volumes.setUp(pod, signal));
+    if (volumes && !volumes.ready) {
+      for (const s of actions.containersToStart) result.waiting.set((s.type === 'init' ? pod.spec.initContainers : pod.spec.containers)![s.index]!.name, { reason: 'ContainerCreating', message: volumes.message });
+      result.error = volumes.error;
+      return result;
+    }
 
     const sandbox: SandboxFacts = {
       id: actions.sandboxId,
@@ -256,7 +266,9 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   try {
     const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [] };
     const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
-    for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
+    await deps.volumes?.prepareSubPaths(pod, spec, config.mounts, signal).catch((e: unknown) => {
+      throw signal.aborted ? e : new ContainerConfigError('CreateContainerConfigError', (e as Error).message);
+    });
     await mkdir(`${sandbox.config.logDirectory}/${spec.name}`, { recursive: true });
     await sync.slot.hold(CONTAINER_STEP, sync.signal);
     id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);

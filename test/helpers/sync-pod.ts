@@ -35,7 +35,7 @@ export function syncDeps(runtime: FakeRuntime, more: Partial<SyncDeps> & { pullB
     hostIP: '127.0.0.1',
     log,
     sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: () => undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: tmp.dir, cgroupParent: '' },
-    container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 1 << 30, seccompDefault: false, emptyDirPath: () => tmp.dir },
+    container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 1 << 30, seccompDefault: false, rootDirectory: tmp.dir },
     ...rest,
   };
 }

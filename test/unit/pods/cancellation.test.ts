@@ -58,7 +58,7 @@ function start(runtime: FakeRuntime, onStep?: (e: SyncEvent) => void) {
       hostIP: '127.0.0.1',
       log,
       sandbox: { dns: { clusterDNS: [], clusterDomain: '', host: () => undefined, nodeIPs: ['127.0.0.1'] }, podLogsDir: t.dir, cgroupParent: '' },
-      container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, emptyDirPath: (p, v) => `${t.dir}/${p.metadata.uid}/${v}` },
+      container: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: 8 << 30, seccompDefault: false, rootDirectory: t.dir },
     },
   });
   const pleg = createPleg({ runtime, log, onRelist: (c, s, at) => manager.onRelist(c, s, at), periodMs: 20 });

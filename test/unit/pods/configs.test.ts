@@ -97,7 +97,7 @@ describe('environment', () => {
   });
   it('command and args expand the container environment', () => {
     const p = pod({ containers: [{ name: 'c', image: 'i:1', command: ['sh', '-c'], args: ['echo $(GREETING) $$(HOME)'], env: [{ name: 'GREETING', value: 'hi' }] }] });
-    const cfg = containerConfig(p, p.spec.containers[0]!, 'container', 3, facts, { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: GI, seccompDefault: true, emptyDirPath: () => '' });
+    const cfg = containerConfig(p, p.spec.containers[0]!, 'container', 3, facts, { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: GI, seccompDefault: true, rootDirectory: '' });
     expect(cfg.args).toEqual(['echo hi $(HOME)']);
     expect(cfg.logPath).toBe('c/3.log');
     expect(cfg.metadata).toEqual({ name: 'c', attempt: 3 });
