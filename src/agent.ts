@@ -17,7 +17,7 @@ import { createImageManager } from './images/index.js';
 import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
-import { createPodManager, createSyncDeps } from './pods/index.js';
+import { createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -202,6 +202,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   }
   const node = { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) };
   const maxPods = effectiveMaxPods(cfg, cpus().length);
+  // A bad --allowed-unsafe-sysctls pattern fails the start, before the runtime is asked for anything (as the kubelet's).
+  const sysctls = createSysctlAllowlist(cfg.allowedUnsafeSysctls);
   // Loaded on use: the CRI client (grpc-js, protobufjs) is not needed to check a configuration or print help.
   const { createCriRuntime } = await import('./cri/index.js');
   const runtime = await createCriRuntime({
@@ -237,6 +239,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     runtimeName: () => runtime.runtimeInfo.runtimeName,
     syncFrequencyMs: cfg.syncFrequency,
     maxPods,
+    sysctls,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => burstGc?.settled(changes),

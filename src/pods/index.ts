@@ -10,11 +10,13 @@ import type { AgentLogger } from '../log/index.js';
 import { CONTAINER_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
+import { createPodCgroups } from './pod-cgroup.js';
 import type { SyncDeps } from './sync-pod.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
 export type { SyncDeps } from './sync-pod.js';
+export { createSysctlAllowlist, SysctlPatternError, type SysctlAllowlist } from './sysctls.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
 export const POD_START_CONCURRENCY = 5;
@@ -23,7 +25,7 @@ export interface SyncDepsInput {
   runtime: RuntimeService;
   images: ImageManager;
   node: { name: string; ip: string };
-  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault'>;
+  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault' | 'podPidsLimit' | 'cgroupRoot' | 'cgroupDriver'>;
   /** --root-dir: the pods' volume data lives under <root>/pods/<uid>. */
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
@@ -39,6 +41,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
   const { cfg, node, rootDirectory } = inp;
   const hostDns = resolvConfReader(cfg.resolvConf, inp.log);
   hostDns();
+  const podCgroups = createPodCgroups({ podPidsLimit: cfg.podPidsLimit, cgroupRoot: cfg.cgroupRoot, cgroupDriver: cfg.cgroupDriver }, inp.log.child({ component: 'pods' }));
   return {
     runtime: inp.runtime,
     images: inp.images,
@@ -47,7 +50,8 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     nodeName: node.name,
     hostIP: node.ip,
     log: inp.log.child({ component: 'pods' }),
-    sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
+    sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '', podCgroupParent: podCgroups.parentOf, seccompDefault: cfg.seccompDefault },
+    podCgroups,
     container: {
       cpuCFSQuota: cfg.cpuCFSQuota,
       cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,

@@ -14,6 +14,8 @@ import { containerConfig, ContainerConfigError, type ContainerSettings } from '.
 import { containerHash, type ContainerType } from '../runtime-view/labels.js';
 import { latestByName, type ObservedPod } from '../runtime-view/observed.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
+import { needsImageUser, SecurityConfigError } from './container-security.js';
+import type { PodCgroups } from './pod-cgroup.js';
 
 export interface Waiting {
   reason: string;
@@ -46,6 +48,8 @@ export interface SyncDeps {
   log: AgentLogger;
   /** Monotonic ms that time a container's stop against its grace period; performance.now() by default. */
   now?: () => number;
+  /** The pods' own cgroups (--pod-max-pids); absent: none. */
+  podCgroups?: PodCgroups;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -108,6 +112,7 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   await killPod(observed, gracePeriodSeconds, deps, signal);
   for (const c of observed.containers) await deps.runtime.removeContainer(c.id, signal);
   for (const s of observed.sandboxes) await deps.runtime.removePodSandbox(s.id, signal);
+  await deps.podCgroups?.remove(observed.uid);
   // The pod is gone from every source and from the runtime: its logs and volume data go too.
   if (observed.namespace !== '' && observed.name !== '') {
     await rm(`${deps.sandbox.podLogsDir}/${observed.namespace}_${observed.name}_${observed.uid}`, { recursive: true, force: true });
@@ -170,6 +175,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     };
     if (actions.createSandbox) {
       await mkdir(sandbox.config.logDirectory, { recursive: true });
+      await deps.podCgroups?.ensure(pod);
       await sync.slot.hold(SANDBOX_STEP, sync.signal);
       sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal);
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
@@ -221,7 +227,9 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   }
   let id: string;
   try {
-    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [] };
+    // runAsNonRoot is checked against the image's user: asked for when the presence answer had none (after a pull).
+    const user = image.user ?? (needsImageUser(pod, spec) ? await deps.images.user(spec.image, signal) : undefined);
+    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [], ...(user ? { image: user } : {}) };
     const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
     for (const v of pod.spec.volumes ?? []) if (v.emptyDir) await mkdir(deps.container.emptyDirPath(pod, v.name), { recursive: true });
     await mkdir(`${sandbox.config.logDirectory}/${spec.name}`, { recursive: true });
@@ -229,7 +237,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);
   } catch (e) {
     if (signal.aborted) throw e;
-    if (e instanceof ContainerConfigError) {
+    if (e instanceof ContainerConfigError || e instanceof SecurityConfigError) {
       result.waiting.set(spec.name, { reason: e.reason, message: e.message });
       return;
     }
