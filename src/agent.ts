@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import type { Pod } from './pod-model/pod-types.js';
 import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
+import { createContainerLogManager, logRotationLimits } from './container-logs/index.js';
 import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
@@ -255,6 +256,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
   const components: Component[] = [manager, pleg];
   if (burstGc) components.push(burstGc);
+  const logLimits = logRotationLimits(cfg);
+  if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, log: log.child({ component: 'container-logs' }) }));
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }
