@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodePod } from '../../../src/pod-model/pod-decode.js';
 import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { admitOnNode, admitSysctls } from '../../../src/pods/admission.js';
+import { handle, initialState, type SyncEvent } from '../../../src/pods/sync-step.js';
 import { createSysctlAllowlist, namespaceOf, normalizeSysctlName, SAFE_SYSCTLS, sysctlRefusal, SysctlPatternError } from '../../../src/pods/sysctls.js';
 
 function pod(sysctls: string[], spec: Record<string, unknown> = {}): Pod {
@@ -92,5 +93,18 @@ describe('admission with sysctls', () => {
     expect(admitOnNode(pod(['net.core.somaxconn']), 10, { maxPods: 10, sysctls: list })).toMatchObject({ admitted: false, reason: 'SysctlForbidden' });
     expect(admitOnNode(pod([]), 10, { maxPods: 10, sysctls: list })).toMatchObject({ admitted: false, reason: 'OutOfpods' });
     expect(admitOnNode(pod(['kernel.msgmax']), 9, { maxPods: 10, sysctls: list })).toEqual({ admitted: true });
+  });
+});
+
+describe('the sync step rejects a pod with a forbidden sysctl', () => {
+  const add = (p: Pod): SyncEvent => ({ kind: 'source', updates: [{ op: 'ADD', pod: p, source: 'file' }], allSourcesSeen: true, finished: new Set() });
+  it.each([
+    [pod(['kernel.msgmax']), ['log Pod added', 'hurry-relist']],
+    [pod(['vm.swappiness']), ['log Pod rejected at admission', 'set-status Failed SysctlForbidden']],
+  ])('%#', (p, want) => {
+    const state = initialState({ maxPods: 110, sysctls: createSysctlAllowlist(['kernel.msg*']), errorBackoffMs: 10_000 });
+    handle(state, { kind: 'start' });
+    const out = handle(state, add(p)).map((c) => (c.kind === 'log' ? `log ${c.msg}` : c.kind === 'set-status' ? `set-status ${c.status.phase} ${c.status.reason}` : c.kind));
+    expect(out.slice(0, 2)).toEqual(want);
   });
 });
