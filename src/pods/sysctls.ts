@@ -66,13 +66,13 @@ export function createSysctlAllowlist(unsafe: readonly string[]): SysctlAllowlis
   const prefixes = new Map<string, SysctlNamespace>();
   for (const raw of [...SAFE_SYSCTLS, ...unsafe]) {
     if (raw.length > MAX_LENGTH || !PATTERN.test(raw)) {
-      throw new SysctlPatternError(raw, `sysctl "${raw}" must have at most ${MAX_LENGTH} characters and be a sysctl name, optionally ending in "*"`);
+      throw new SysctlPatternError(raw, `--allowed-unsafe-sysctls (allowedUnsafeSysctls): sysctl "${raw}" must have at most ${MAX_LENGTH} characters and be a sysctl name, optionally ending in "*"`);
     }
     const s = normalizeSysctlName(raw);
     const prefixed = s.endsWith('*');
     const body = prefixed ? s.slice(0, -1) : s;
     const ns = namespaceOf(body);
-    if (ns === undefined) throw new SysctlPatternError(raw, `the sysctls "${body}" are not known to be namespaced`);
+    if (ns === undefined) throw new SysctlPatternError(raw, `--allowed-unsafe-sysctls (allowedUnsafeSysctls): the sysctls "${body}" are not known to be namespaced`);
     (prefixed ? prefixes : names).set(body, ns);
   }
   return { names, prefixes };
