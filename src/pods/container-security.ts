@@ -7,16 +7,12 @@
 // Called by containerConfig() for every container it builds; never blocks.
 import type { Container, Pod, SecurityContext } from '../pod-model/pod-types.js';
 import type { ContainerConfig, NamespaceOptions, SecurityProfile } from '../cri/types.js';
+import type { ImageUser } from '../images/manager.js';
+
+export type { ImageUser } from '../images/manager.js';
 
 type CriSecurityContext = ContainerConfig['linux']['securityContext'];
 
-/** The image's configured user, as the runtime reports it (src/cri Image). */
-export interface ImageUser {
-  /** A numeric user (`USER 1000`). */
-  uid?: number;
-  /** A user name (`USER nobody`); '' when numeric or unset. */
-  username: string;
-}
 
 /** What the runtime masks in /proc and /sys for a container with procMount Default (pkg/securitycontext defaultMaskedPaths). */
 export const DEFAULT_MASKED_PATHS: readonly string[] = [
