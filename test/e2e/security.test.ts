@@ -17,7 +17,8 @@ const skip = unavailable !== undefined && !process.env['CI'];
 if (skip) console.warn(`security e2e tests skipped: ${unavailable}`);
 
 const PIDS_LIMIT = 24;
-const PIDS_CGROUP = '/sys/fs/cgroup/pids/platformpods';
+/** Where the pod cgroups' pids controller is: cgroups v1 (these machines) or the unified v2 hierarchy. */
+const PIDS_CGROUP = existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/cgroup/platformpods' : '/sys/fs/cgroup/pids/platformpods';
 
 /** CapEff of the container's own process (pid 1), as hex. */
 const CAP_EFF = ['sh', '-c', "grep CapEff /proc/1/status | cut -f2"];
