@@ -14,10 +14,11 @@ import { cpus } from 'node:os';
 import type { Pod } from './pod-model/pod-types.js';
 import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
+import { createContainerLogManager, logRotationLimits } from './container-logs/index.js';
 import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
-import { awaitRunOnce, createPodManager, createSyncDeps } from './pods/index.js';
+import { awaitRunOnce, createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
 import { createOrphanCleanup } from './volumes/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
@@ -189,6 +190,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   }
   const node = { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) };
   const maxPods = effectiveMaxPods(cfg, cpus().length);
+  // A bad --allowed-unsafe-sysctls pattern fails the start, before the runtime is asked for anything (as the kubelet's).
+  const sysctls = createSysctlAllowlist(cfg.allowedUnsafeSysctls);
   // Loaded on use: the CRI client (grpc-js, protobufjs) is not needed to check a configuration or print help.
   const { createCriRuntime } = await import('./cri/index.js');
   const runtime = await createCriRuntime({
@@ -224,6 +227,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     runtimeName: () => runtime.runtimeInfo.runtimeName,
     syncFrequencyMs: cfg.syncFrequency,
     maxPods,
+    sysctls,
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => burstGc?.settled(changes),
@@ -240,6 +244,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   const components: Component[] = [manager, pleg];
   if (sync.volumes) components.push(createOrphanCleanup({ volumes: sync.volumes, desired: () => manager.desiredPods().map((p) => p.metadata.uid), allSourcesSeen: () => merger.allSourcesSeen(), runtime, log }));
   if (burstGc) components.push(burstGc);
+  const logLimits = logRotationLimits(cfg);
+  if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, log: log.child({ component: 'container-logs' }) }));
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }

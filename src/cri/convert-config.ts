@@ -100,6 +100,15 @@ function decodeProfile(p: WSecurityProfile | null): SecurityProfile | undefined 
   return out;
 }
 
+/** An optional id as an Int64Value: absent is null, so a zero (root) stays present. */
+function encodeOptionalInt64(n: number | undefined, what: string): { value: bigint } | null {
+  return n === undefined ? null : { value: toInt64(n, what) };
+}
+
+function encodeGroups(gs: readonly number[] | undefined): bigint[] {
+  return (gs ?? []).map((g) => toInt64(g, 'supplementalGroups'));
+}
+
 // ---- sandbox config --------------------------------------------------------
 
 export function encodeSandboxConfig(c: PodSandboxConfig): WPodSandboxConfig {
@@ -114,7 +123,15 @@ export function encodeSandboxConfig(c: PodSandboxConfig): WPodSandboxConfig {
     annotations: copyMap(c.annotations),
     linux: {
       cgroupParent: c.linux.cgroupParent,
-      securityContext: { namespaceOptions: encodeNamespaces(sc.namespaceOptions), privileged: sc.privileged, seccomp: encodeProfile(sc.seccompProfile) },
+      securityContext: {
+        namespaceOptions: encodeNamespaces(sc.namespaceOptions),
+        runAsUser: encodeOptionalInt64(sc.runAsUser, 'runAsUser'),
+        readonlyRootfs: false,
+        supplementalGroups: encodeGroups(sc.supplementalGroups),
+        privileged: sc.privileged,
+        runAsGroup: encodeOptionalInt64(sc.runAsGroup, 'runAsGroup'),
+        seccomp: encodeProfile(sc.seccompProfile),
+      },
       sysctls: copyMap(c.linux.sysctls),
     },
   };
@@ -142,7 +159,11 @@ export function decodeSandboxConfig(w: WPodSandboxConfig): PodSandboxConfig {
   };
   if (w.dnsConfig !== null) out.dnsConfig = { servers: [...w.dnsConfig.servers], searches: [...w.dnsConfig.searches], options: [...w.dnsConfig.options] };
   const seccomp = decodeProfile(sc?.seccomp ?? null);
-  if (seccomp !== undefined) out.linux.securityContext.seccompProfile = seccomp;
+  const security = out.linux.securityContext;
+  if (seccomp !== undefined) security.seccompProfile = seccomp;
+  if (sc?.runAsUser) security.runAsUser = fromInt64(sc.runAsUser.value);
+  if (sc?.runAsGroup) security.runAsGroup = fromInt64(sc.runAsGroup.value);
+  if (sc && sc.supplementalGroups.length > 0) security.supplementalGroups = sc.supplementalGroups.map(fromInt64);
   return out;
 }
 
@@ -183,9 +204,14 @@ export function encodeContainerConfig(c: ContainerConfig): WContainerConfig {
         capabilities: sc.capabilities === undefined ? null : { addCapabilities: [...sc.capabilities.addCapabilities], dropCapabilities: [...sc.capabilities.dropCapabilities] },
         privileged: sc.privileged,
         namespaceOptions: encodeNamespaces(sc.namespaceOptions),
-        runAsUser: sc.runAsUser === undefined ? null : { value: toInt64(sc.runAsUser, 'runAsUser') },
+        runAsUser: encodeOptionalInt64(sc.runAsUser, 'runAsUser'),
+        runAsUsername: sc.runAsUsername ?? '',
         readonlyRootfs: sc.readonlyRootfs,
-        runAsGroup: sc.runAsGroup === undefined ? null : { value: toInt64(sc.runAsGroup, 'runAsGroup') },
+        supplementalGroups: encodeGroups(sc.supplementalGroups),
+        noNewPrivs: sc.noNewPrivs === true,
+        runAsGroup: encodeOptionalInt64(sc.runAsGroup, 'runAsGroup'),
+        maskedPaths: [...(sc.maskedPaths ?? [])],
+        readonlyPaths: [...(sc.readonlyPaths ?? [])],
         seccomp: encodeProfile(sc.seccompProfile),
       },
     },
@@ -205,6 +231,11 @@ export function decodeContainerConfig(w: WContainerConfig): ContainerConfig {
   const seccomp = decodeProfile(sc?.seccomp ?? null);
   if (seccomp !== undefined) security.seccompProfile = seccomp;
   if (sc?.capabilities) security.capabilities = { addCapabilities: [...sc.capabilities.addCapabilities], dropCapabilities: [...sc.capabilities.dropCapabilities] };
+  if (sc && sc.runAsUsername !== '') security.runAsUsername = sc.runAsUsername;
+  if (sc && sc.supplementalGroups.length > 0) security.supplementalGroups = sc.supplementalGroups.map(fromInt64);
+  if (sc?.noNewPrivs) security.noNewPrivs = true;
+  if (sc && sc.maskedPaths.length > 0) security.maskedPaths = [...sc.maskedPaths];
+  if (sc && sc.readonlyPaths.length > 0) security.readonlyPaths = [...sc.readonlyPaths];
   const resources: ContainerConfig['linux']['resources'] = {
     cpuPeriod: fromInt64(r?.cpuPeriod ?? 0n),
     cpuQuota: fromInt64(r?.cpuQuota ?? 0n),

@@ -50,6 +50,11 @@ export interface PodSandboxConfig {
       namespaceOptions: NamespaceOptions;
       privileged: boolean;
       seccompProfile?: SecurityProfile;
+      /** The pause process's user and group (the pod's runAsUser/runAsGroup). */
+      runAsUser?: number;
+      runAsGroup?: number;
+      /** Absent or empty: none (the wire cannot tell them apart). */
+      supplementalGroups?: number[];
     };
   };
 }
@@ -110,6 +115,15 @@ export interface ContainerConfig {
       namespaceOptions: NamespaceOptions;
       seccompProfile?: SecurityProfile;
       capabilities?: { addCapabilities: string[]; dropCapabilities: string[] };
+      /** The image's user by name, when it has no numeric one and runAsUser is unset. */
+      runAsUsername?: string;
+      /** Absent or empty: none. */
+      supplementalGroups?: number[];
+      /** allowPrivilegeEscalation: false. */
+      noNewPrivs?: boolean;
+      /** Absent or empty: the runtime's defaults (the wire cannot tell an empty list from none). */
+      maskedPaths?: string[];
+      readonlyPaths?: string[];
     };
   };
 }

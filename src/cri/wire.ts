@@ -32,7 +32,11 @@ export interface WPodSandboxConfig {
     cgroupParent: string;
     securityContext: {
       namespaceOptions: WNamespaceOption | null;
+      runAsUser: WInt64Value | null;
+      readonlyRootfs: boolean;
+      supplementalGroups: bigint[];
       privileged: boolean;
+      runAsGroup: WInt64Value | null;
       seccomp: WSecurityProfile | null;
     } | null;
     sysctls: WireMap;
@@ -69,8 +73,13 @@ export interface WContainerConfig {
       privileged: boolean;
       namespaceOptions: WNamespaceOption | null;
       runAsUser: WInt64Value | null;
+      runAsUsername: string;
       readonlyRootfs: boolean;
+      supplementalGroups: bigint[];
+      noNewPrivs: boolean;
       runAsGroup: WInt64Value | null;
+      maskedPaths: string[];
+      readonlyPaths: string[];
       seccomp: WSecurityProfile | null;
     } | null;
   } | null;

@@ -7,7 +7,7 @@ import { CredentialPlugins, loadProviderConfig } from './credential-plugins.js';
 import { configFileCandidates, credentialLookup } from './credentials.js';
 import { ImageManager } from './manager.js';
 
-export { ImageManager, type EnsureResult, type ImageManagerOptions } from './manager.js';
+export { ImageManager, type EnsureResult, type ImageManagerOptions, type ImageUser } from './manager.js';
 
 export interface ImagesInput {
   images: ImageService;

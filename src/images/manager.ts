@@ -14,7 +14,16 @@ import { Semaphore, TokenBucket } from '../util/rate-limit.js';
 
 export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
 
-export type EnsureResult = { ok: true; imageRef: string; pulled: boolean } | { ok: false; reason: ImageFailureReason; message: string };
+/** The image's configured user, as ImageStatus reports it: runAsUser's default and what runAsNonRoot is checked against. */
+export interface ImageUser {
+  /** A numeric user (`USER 1000`). */
+  uid?: number;
+  /** A user name (`USER nobody`); '' when numeric or unset (unset runs as root). */
+  username: string;
+}
+
+/** `user` is the image's configured user when the runtime's status said it (not after a pull: see user()). */
+export type EnsureResult = { ok: true; imageRef: string; pulled: boolean; user?: ImageUser } | { ok: false; reason: ImageFailureReason; message: string };
 
 /** One container's image, as its pod sync asks for it. */
 export interface ImageRequest {
@@ -52,6 +61,8 @@ export function withDefaultTag(image: string): string {
   return image.indexOf(':', slash + 1) < 0 ? `${image}:latest` : image;
 }
 
+const userOf = (i: { uid?: number; username: string }): ImageUser => (i.uid !== undefined ? { uid: i.uid, username: '' } : { username: i.username });
+
 const VALID_IMAGE = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]*$/;
 
 /**
@@ -66,8 +77,8 @@ export const PRESENT_TTL_MS = 2_000;
 export class ImageManager {
   private readonly slots: Semaphore | undefined;
   private readonly bucket: TokenBucket | undefined;
-  /** Image reference -> the image's ID and when the runtime last said it is present. */
-  private readonly present = new Map<string, { imageRef: string; at: number }>();
+  /** Image reference -> the image's ID and user, and when the runtime last said it is present. */
+  private readonly present = new Map<string, { imageRef: string; user: ImageUser | undefined; at: number }>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ImageManagerOptions) {
@@ -89,11 +100,12 @@ export class ImageManager {
     const ref = withDefaultTag(image);
     if (policy !== 'Always') {
       const known = this.present.get(ref);
-      if (known !== undefined && this.now() - known.at < PRESENT_TTL_MS) return { ok: true, imageRef: known.imageRef, pulled: false };
+      if (known !== undefined && this.now() - known.at < PRESENT_TTL_MS) return { ok: true, imageRef: known.imageRef, pulled: false, ...(known.user ? { user: known.user } : {}) };
       const present = await this.opts.images.imageStatus(ref, signal);
       if (present) {
-        this.remember(ref, present.id);
-        return { ok: true, imageRef: present.id, pulled: false };
+        const user = userOf(present);
+        this.remember(ref, present.id, user);
+        return { ok: true, imageRef: present.id, pulled: false, user };
       }
       if (policy === 'Never') return { ok: false, reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
     }
@@ -104,7 +116,8 @@ export class ImageManager {
     held?.release();
     try {
       const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
-      this.remember(ref, imageRef);
+      // The pull answers with the image's ID only: its user is asked for when a container needs it (user()).
+      this.remember(ref, imageRef, undefined);
       this.opts.backoff.reset(key);
       return { ok: true, imageRef, pulled: true };
     } catch (e) {
@@ -128,8 +141,25 @@ export class ImageManager {
     for (const [ref, p] of this.present) if (now - p.at >= PRESENT_TTL_MS) this.present.delete(ref);
   }
 
-  private remember(ref: string, imageRef: string): void {
-    this.present.set(ref, { imageRef, at: this.now() });
+  /**
+   * The configured user of a present image (the kubelet's getImageUser), for
+   * a container whose runAsNonRoot must be checked against it: the presence
+   * answer's when it has one, else the runtime's ImageStatus. Undefined when
+   * the image is gone. May block on the runtime; never pulls.
+   */
+  async user(image: string, signal: AbortSignal): Promise<ImageUser | undefined> {
+    const ref = withDefaultTag(image);
+    const known = this.present.get(ref);
+    if (known?.user !== undefined && this.now() - known.at < PRESENT_TTL_MS) return known.user;
+    const status = await this.opts.images.imageStatus(ref, signal);
+    if (status === undefined) return undefined;
+    const user = userOf(status);
+    this.remember(ref, status.id, user);
+    return user;
+  }
+
+  private remember(ref: string, imageRef: string, user: ImageUser | undefined): void {
+    this.present.set(ref, { imageRef, user, at: this.now() });
   }
 
   private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {

@@ -90,6 +90,7 @@ const container = z.object({
       allowPrivilegeEscalation: z.boolean().optional(),
       capabilities: z.object({ add: z.array(str).optional(), drop: z.array(str).optional() }).optional(),
       seccompProfile: seccomp.optional(),
+      procMount: z.enum(['Default', 'Unmasked']).optional(),
     })
     .optional(),
   stdin: z.boolean().optional(),

@@ -81,6 +81,8 @@ export interface SecurityContext {
   allowPrivilegeEscalation?: boolean;
   capabilities?: Capabilities;
   seccompProfile?: { type: 'RuntimeDefault' | 'Unconfined' | 'Localhost'; localhostProfile?: string };
+  /** Default: the runtime masks and makes read-only parts of /proc; Unmasked: none. */
+  procMount?: 'Default' | 'Unmasked';
 }
 
 export interface ExecAction {

@@ -5,7 +5,7 @@ import type { Container, EnvVar, SecurityContext } from './pod-types.js';
 import { validateHandler, validateProbe } from './pod-validate-probes.js';
 import { validateResources } from './pod-validate-resources.js';
 import { checkId, checkLabel, checkLocalDescendingPath, isConfigMapKey, isIanaServiceName, quote, type Report } from './pod-validate-util.js';
-import { checkSeccomp } from './pod-validate-security.js';
+import { checkContainerSecurity, checkSeccomp } from './pod-validate-security.js';
 import { validateSubPaths } from './pod-validate-volumes.js';
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
@@ -87,6 +87,7 @@ function validateSecurityContext(sc: SecurityContext, path: string, report: Repo
   if (sc.allowPrivilegeEscalation === false && sc.privileged === true) report(path, 'cannot set allowPrivilegeEscalation to false and privileged to true');
   if (sc.allowPrivilegeEscalation === false && (sc.capabilities?.add ?? []).includes('CAP_SYS_ADMIN')) report(path, 'cannot set allowPrivilegeEscalation to false and add CAP_SYS_ADMIN to capabilities');
   if (sc.seccompProfile) checkSeccomp(sc.seccompProfile, `${path}.seccompProfile`, report);
+  checkContainerSecurity(sc, path, report);
 }
 
 export function validateContainer(c: Container, path: string, ctx: ContainerContext, report: Report): void {

@@ -20,6 +20,18 @@ export function checkSeccomp(p: NonNullable<SecurityContext['seccompProfile']>, 
   }
 }
 
+/** A capability name as the API server accepts it: a C identifier (`NET_ADMIN`, `CAP_SYS_TIME`). */
+const CAPABILITY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The capability names of a container's securityContext (procMount's values are the decoder's enum). */
+export function checkContainerSecurity(sc: SecurityContext, path: string, report: Report): void {
+  for (const kind of ['add', 'drop'] as const) {
+    for (const [i, cap] of (sc.capabilities?.[kind] ?? []).entries()) {
+      if (!CAPABILITY.test(cap)) report(`${path}.capabilities.${kind}[${i}]`, `${quote(cap)} is not a capability name (letters, digits and '_', not starting with a digit)`);
+    }
+  }
+}
+
 export function validatePodSecurityContext(sc: PodSecurityContext, path: string, report: Report): void {
   checkId(sc.runAsUser, `${path}.runAsUser`, report);
   checkId(sc.runAsGroup, `${path}.runAsGroup`, report);

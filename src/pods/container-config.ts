@@ -9,6 +9,7 @@ import { ANNOTATION_SOURCE } from '../sources/static-pod.js';
 import { qosClass } from '../pod-model/qos.js';
 import { containerAnnotations, containerLabels, type ContainerType } from '../runtime-view/labels.js';
 import { containerMounts, MountConfigError } from '../volumes/index.js';
+import { containerSecurity, type ImageUser } from './container-security.js';
 
 export { qosClass, type QosClass } from '../pod-model/qos.js';
 
@@ -82,6 +83,8 @@ export interface PodRuntimeFacts {
   hostIP: string;
   podIP: string;
   podIPs: string[];
+  /** The container's image's configured user (ImageStatus): runAsUser's default and what runAsNonRoot checks. */
+  image?: ImageUser;
 }
 
 export class ContainerConfigError extends Error {
@@ -174,11 +177,6 @@ function mounts(pod: Pod, c: Container, s: ContainerSettings, env: ReadonlyMap<s
 export function containerConfig(pod: Pod, c: Container, type: ContainerType, restartCount: number, facts: PodRuntimeFacts, s: ContainerSettings): ContainerConfig {
   const env = containerEnv(pod, c, facts);
   const vars = new Map(env.map((e) => [e.key, e.value]));
-  const psc = pod.spec.securityContext;
-  const sc = c.securityContext;
-  const seccomp = sc?.seccompProfile ?? psc?.seccompProfile ?? (s.seccompDefault ? { type: 'RuntimeDefault' as const } : undefined);
-  const runAsUser = sc?.runAsUser ?? psc?.runAsUser;
-  const runAsGroup = sc?.runAsGroup ?? psc?.runAsGroup;
   return {
     metadata: { name: c.name, attempt: restartCount },
     image: c.image,
@@ -195,19 +193,7 @@ export function containerConfig(pod: Pod, c: Container, type: ContainerType, res
     tty: c.tty === true,
     linux: {
       resources: linuxResources(pod, c, s),
-      securityContext: {
-        privileged: sc?.privileged === true,
-        ...(runAsUser !== undefined ? { runAsUser } : {}),
-        ...(runAsGroup !== undefined ? { runAsGroup } : {}),
-        readonlyRootfs: sc?.readOnlyRootFilesystem === true,
-        namespaceOptions: {
-          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
-          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
-          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
-        },
-        ...(seccomp ? { seccompProfile: { type: seccomp.type, ...(seccomp.localhostProfile ? { localhostRef: seccomp.localhostProfile } : {}) } } : {}),
-        ...(sc?.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [] } } : {}),
-      },
+      securityContext: containerSecurity(pod, c, { seccompDefault: s.seccompDefault, ...(facts.image ? { image: facts.image } : {}) }),
     },
   };
 }

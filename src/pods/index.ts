@@ -13,12 +13,14 @@ import { resolveFeatureGates } from '../config/featuregates.js';
 import { CONTAINER_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
+import { createPodCgroups } from './pod-cgroup.js';
 import type { SyncDeps } from './sync-pod.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
 export { awaitRunOnce, runOnceVerdict, RUN_ONCE_TIMEOUT_MS, type RunOnceVerdict } from './run-once.js';
 export type { SyncDeps } from './sync-pod.js';
+export { createSysctlAllowlist, SysctlPatternError, type SysctlAllowlist } from './sysctls.js';
 
 /** Pods started at once (see SyncDeps.startSlots); bench/pods.mjs measured 5 as containerd's best on 2 cores. */
 export const POD_START_CONCURRENCY = 5;
@@ -27,7 +29,7 @@ export interface SyncDepsInput {
   runtime: RuntimeService;
   images: ImageManager;
   node: { name: string; ip: string };
-  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault'> & Partial<Pick<AgentConfiguration, 'featureGates'>>;
+  cfg: Pick<AgentConfiguration, 'resolvConf' | 'clusterDNS' | 'clusterDomain' | 'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'seccompDefault' | 'podPidsLimit' | 'cgroupRoot' | 'cgroupDriver'> & Partial<Pick<AgentConfiguration, 'featureGates'>>;
   /** --root-dir: the pods' volume data lives under <root>/pods/<uid>. */
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
@@ -56,6 +58,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
   const hostDns = resolvConfReader(cfg.resolvConf, inp.log);
   hostDns();
   const gates = resolveFeatureGates(cfg.featureGates ?? {}).gates;
+  const podCgroups = createPodCgroups({ podPidsLimit: cfg.podPidsLimit, cgroupRoot: cfg.cgroupRoot, cgroupDriver: cfg.cgroupDriver }, inp.log.child({ component: 'pods' }));
   return {
     runtime: inp.runtime,
     images: inp.images,
@@ -66,7 +69,8 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     log: inp.log.child({ component: 'pods' }),
     // SidecarContainers is alpha in 1.28: off unless --feature-gates turns it (or AllAlpha) on.
     sidecars: gates['SidecarContainers'] === true,
-    sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
+    sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '', podCgroupParent: podCgroups.parentOf, seccompDefault: cfg.seccompDefault },
+    podCgroups,
     container: {
       cpuCFSQuota: cfg.cpuCFSQuota,
       cpuCFSQuotaPeriodMs: cfg.cpuCFSQuotaPeriod,

@@ -3,6 +3,7 @@
 import type { Pod } from '../pod-model/pod-types.js';
 import type { DnsConfig, PodSandboxConfig, PortMapping } from '../cri/types.js';
 import { ANN_SANDBOX_HASH, ANN_SANDBOX_HOST_NETWORK, sandboxHash, sandboxLabels } from '../runtime-view/labels.js';
+import { podNamespaces, podSupplementalGroups, runtimeProfile } from './container-security.js';
 
 export interface NodeDnsSettings {
   /** --cluster-dns. */
@@ -75,7 +76,12 @@ export interface SandboxSettings {
   dns: NodeDnsSettings;
   /** Where the runtime writes container logs: <podLogsDir>/<namespace>_<name>_<uid>. */
   podLogsDir: string;
+  /** The runtime's default parent (''), for pods without a cgroup of their own. */
   cgroupParent: string;
+  /** The pod's own cgroup as cgroup_parent (pod-cgroup.ts), '' for none; absent: cgroupParent for every pod. */
+  podCgroupParent?: (pod: Pod) => string;
+  /** --seccomp-default: the sandbox gets RuntimeDefault too when the pod names no profile (as the kubelet's). */
+  seccompDefault?: boolean;
 }
 
 export function podLogDirectory(pod: Pod, podLogsDir: string): string {
@@ -85,8 +91,11 @@ export function podLogDirectory(pod: Pod, podLogsDir: string): string {
 export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): PodSandboxConfig {
   const hostNetwork = pod.spec.hostNetwork === true;
   const dns = podDns(pod, s.dns);
-  const sysctls = Object.fromEntries((pod.spec.securityContext?.sysctls ?? []).map((x) => [x.name, x.value]));
-  const seccomp = pod.spec.securityContext?.seccompProfile;
+  const psc = pod.spec.securityContext;
+  const sysctls = Object.fromEntries((psc?.sysctls ?? []).map((x) => [x.name, x.value]));
+  const seccomp = runtimeProfile(psc?.seccompProfile ?? (s.seccompDefault ? { type: 'RuntimeDefault' } : undefined));
+  const groups = podSupplementalGroups(pod);
+  const cgroupParent = s.podCgroupParent?.(pod) || s.cgroupParent;
   return {
     metadata: { name: pod.metadata.name, uid: pod.metadata.uid, namespace: pod.metadata.namespace, attempt },
     // runc cannot set a hostname in the host's UTS namespace; the pod then has the node's.
@@ -97,16 +106,16 @@ export function sandboxConfig(pod: Pod, attempt: number, s: SandboxSettings): Po
     labels: sandboxLabels(pod),
     annotations: { ...pod.metadata.annotations, [ANN_SANDBOX_HASH]: sandboxHash(pod), [ANN_SANDBOX_HOST_NETWORK]: String(hostNetwork) },
     linux: {
-      cgroupParent: s.cgroupParent,
+      cgroupParent,
       sysctls,
       securityContext: {
-        namespaceOptions: {
-          network: hostNetwork ? 'NODE' : 'POD',
-          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
-          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
-        },
-        privileged: pod.spec.containers.some((c) => c.securityContext?.privileged === true),
-        ...(seccomp ? { seccompProfile: { type: seccomp.type, ...(seccomp.localhostProfile ? { localhostRef: seccomp.localhostProfile } : {}) } } : {}),
+        namespaceOptions: podNamespaces(pod),
+        // Any privileged container of the pod, init containers included (the kubelet's HasPrivilegedContainer).
+        privileged: [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.securityContext?.privileged === true),
+        ...(seccomp ? { seccompProfile: seccomp } : {}),
+        ...(psc?.runAsUser !== undefined ? { runAsUser: psc.runAsUser } : {}),
+        ...(psc?.runAsGroup !== undefined ? { runAsGroup: psc.runAsGroup } : {}),
+        ...(groups.length > 0 ? { supplementalGroups: groups } : {}),
       },
     },
   };

@@ -22,6 +22,7 @@ import { PodCache } from './pod-cache.js';
 import { runSync, runTeardown, type WorkerDeps } from './pod-worker.js';
 import { desiredPods, handle, initialState, POD_ERROR_BACKOFF_MS, type Command, type SyncEvent, type WorkOutcome } from './sync-step.js';
 import type { SyncDeps } from './sync-pod.js';
+import type { SysctlAllowlist } from './sysctls.js';
 
 export interface PodManagerOptions {
   /** What a sync needs; its runtime, hostIP and log are the manager's too. */
@@ -32,6 +33,8 @@ export interface PodManagerOptions {
   syncFrequencyMs: number;
   /** Effective pod capacity (--max-pods, capped by --pods-per-core). */
   maxPods: number;
+  /** The node's sysctl allowlist (createSysctlAllowlist); absent: sysctls are not checked at admission. */
+  sysctls?: SysctlAllowlist;
   allSourcesSeen: () => boolean;
   /**
    * Asks the PLEG for a relist now. A sync for a source change (a pod added,
@@ -79,7 +82,7 @@ interface Running {
 export function createPodManager(opts: PodManagerOptions): PodManager {
   const log: AgentLogger = opts.sync.log;
   const now = opts.now ?? (() => new Date());
-  const state = initialState({ maxPods: opts.maxPods, errorBackoffMs: opts.errorBackoffMs ?? POD_ERROR_BACKOFF_MS });
+  const state = initialState({ maxPods: opts.maxPods, ...(opts.sysctls ? { sysctls: opts.sysctls } : {}), errorBackoffMs: opts.errorBackoffMs ?? POD_ERROR_BACKOFF_MS });
   const cache = new PodCache(opts.requestRelist ? { requestRelist: opts.requestRelist } : {});
   const running = new Map<string, Running>();
   const retries = new Map<string, { timer: NodeJS.Timeout; at: number }>();

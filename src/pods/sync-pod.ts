@@ -16,6 +16,8 @@ import { latestByName, type ObservedContainer, type ObservedPod } from '../runti
 import type { ProbeResultsView } from '../probes/view.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import type { VolumeManager } from '../volumes/index.js';
+import { needsImageUser, SecurityConfigError } from './container-security.js';
+import type { PodCgroups } from './pod-cgroup.js';
 
 export interface Waiting {
   reason: string;
@@ -54,6 +56,8 @@ export interface SyncDeps {
   probes?: ProbeResultsView;
   /** The SidecarContainers feature gate (off by default, as in 1.28). */
   sidecars?: boolean;
+  /** The pods' own cgroups (--pod-max-pids); absent: none. */
+  podCgroups?: PodCgroups;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -144,6 +148,7 @@ export async function teardownPod(observed: ObservedPod, gracePeriodSeconds: num
   await killPod(observed, gracePeriodSeconds, deps, signal);
   for (const c of observed.containers) await deps.runtime.removeContainer(c.id, signal);
   for (const s of observed.sandboxes) await deps.runtime.removePodSandbox(s.id, signal);
+  await deps.podCgroups?.remove(observed.uid);
   // The pod is gone from every source and from the runtime: its logs and volume data go too.
   if (observed.namespace !== '' && observed.name !== '') {
     await rm(`${deps.sandbox.podLogsDir}/${observed.namespace}_${observed.name}_${observed.uid}`, { recursive: true, force: true });
@@ -213,6 +218,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     };
     if (actions.createSandbox) {
       await mkdir(sandbox.config.logDirectory, { recursive: true });
+      await deps.podCgroups?.ensure(pod);
       await sync.slot.hold(SANDBOX_STEP, sync.signal);
       sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal);
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
@@ -264,7 +270,9 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   }
   let id: string;
   try {
-    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [] };
+    // runAsNonRoot is checked against the image's user: asked for when the presence answer had none (after a pull).
+    const user = image.user ?? (needsImageUser(pod, spec) ? await deps.images.user(spec.image, signal) : undefined);
+    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [], ...(user ? { image: user } : {}) };
     const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
     await deps.volumes?.prepareSubPaths(pod, spec, config.mounts, signal).catch((e: unknown) => {
       throw signal.aborted ? e : new ContainerConfigError('CreateContainerConfigError', (e as Error).message);
@@ -274,7 +282,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);
   } catch (e) {
     if (signal.aborted) throw e;
-    if (e instanceof ContainerConfigError) {
+    if (e instanceof ContainerConfigError || e instanceof SecurityConfigError) {
       result.waiting.set(spec.name, { reason: e.reason, message: e.message });
       return;
     }

@@ -7,7 +7,8 @@
 import type { Pod, PodStatus } from '../pod-model/pod-types.js';
 import { podRef } from '../pod-model/pod-types.js';
 import type { PodUpdate } from '../sources/merger.js';
-import { admitPod, rejectedStatus } from './admission.js';
+import { admitOnNode, rejectedStatus } from './admission.js';
+import type { SysctlAllowlist } from './sysctls.js';
 import { begin, end, newWorker, request, type PodWorker, type Work } from './worker-state.js';
 
 /** The kubelet's retry after a failed pod sync. */
@@ -16,6 +17,8 @@ export const POD_ERROR_BACKOFF_MS = 10_000;
 export interface StepConfig {
   /** Effective pod capacity (--max-pods, capped by --pods-per-core). */
   readonly maxPods: number;
+  /** The node's sysctl allowlist (safe set and --allowed-unsafe-sysctls); absent: sysctls are not checked. */
+  readonly sysctls?: SysctlAllowlist;
   /** The retry after a failed sync. */
   readonly errorBackoffMs: number;
 }
@@ -190,7 +193,7 @@ function onUpdate(state: LoopState, u: PodUpdate, finished: ReadonlySet<string>,
   // pod; here the UID survives the edit (static-pod.ts), so an edit of a
   // rejected pod is admitted again, as is an ADD whatever came before.
   if (u.op === 'ADD' || rec.rejected) {
-    const admission = admitPod(activePods(state, finished), state.config.maxPods);
+    const admission = admitOnNode(u.pod, activePods(state, finished), state.config);
     if (!admission.admitted) {
       rec.rejected = u.pod;
       out.push(

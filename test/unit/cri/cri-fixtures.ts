@@ -22,6 +22,9 @@ export function fullSandboxConfig(over: Partial<PodSandboxConfig['metadata']> = 
         namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' },
         privileged: true,
         seccompProfile: { type: 'Localhost', localhostRef: '/var/lib/agent/seccomp/profile.json' },
+        runAsUser: 0,
+        runAsGroup: 3000,
+        supplementalGroups: [4000, 5000],
       },
     },
   };
@@ -76,6 +79,11 @@ export function fullContainerConfig(image = 'docker.io/library/busybox:latest', 
         namespaceOptions: { network: 'NODE', pid: 'TARGET', ipc: 'CONTAINER' },
         seccompProfile: { type: 'RuntimeDefault' },
         capabilities: { addCapabilities: ['NET_ADMIN', 'SYS_TIME'], dropCapabilities: ['ALL'] },
+        runAsUsername: 'nobody',
+        supplementalGroups: [0, 2000, 2 ** 32 + 1],
+        noNewPrivs: true,
+        maskedPaths: ['/proc/kcore', '/sys/firmware'],
+        readonlyPaths: ['/proc/sys', '/proc/bus'],
       },
     },
   };
@@ -90,6 +98,11 @@ export function minimalContainerConfig(image = 'busybox'): ContainerConfig {
   delete sc.runAsGroup;
   delete sc.seccompProfile;
   delete sc.capabilities;
+  delete sc.runAsUsername;
+  delete sc.supplementalGroups;
+  delete sc.noNewPrivs;
+  delete sc.maskedPaths;
+  delete sc.readonlyPaths;
   c.mounts = [];
   c.envs = [];
   return c;
