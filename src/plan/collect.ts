@@ -14,7 +14,8 @@ import type { AgentLogger } from '../log/index.js';
 import type { Component } from '../lifecycle/index.js';
 import { hostIP, nodeName } from '../node/index.js';
 import type { Pod } from '../pod-model/pod-types.js';
-import { admitPod } from '../pods/admission.js';
+import { admitOnNode } from '../pods/admission.js';
+import { createSysctlAllowlist, type SysctlAllowlist } from '../pods/sysctls.js';
 import { newStatusCache, observeAll } from '../runtime-view/observe.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from '../sources/index.js';
@@ -64,8 +65,8 @@ async function readSourcesOnce(r: ResolvedConfig, node: string, log: AgentLogger
   return { pods, unread: components.map(([name]) => name).filter((name) => !pods.has(name)) };
 }
 
-/** The declared pods in the sources' order, with admission against the pod cap applied as the loop would. */
-function admit(answers: SourceAnswers, sources: readonly SourceName[], maxPods: number): DeclaredPod[] {
+/** The declared pods in the sources' order, with admission (sysctls, the pod cap) applied as the loop would. */
+function admit(answers: SourceAnswers, sources: readonly SourceName[], rules: { maxPods: number; sysctls: SysctlAllowlist }): DeclaredPod[] {
   const merger = new PodConfigMerger(sources);
   const out: DeclaredPod[] = [];
   let active = 0;
@@ -74,7 +75,7 @@ function admit(answers: SourceAnswers, sources: readonly SourceName[], maxPods: 
     for (const x of rejected) out.push({ pod: x.pod, origin: ORIGIN[x.source], rejected: { reason: 'Duplicate', message: x.reason } });
     for (const u of updates) {
       if (u.op !== 'ADD') continue;
-      const admission = admitPod(active, maxPods);
+      const admission = admitOnNode(u.pod, active, rules);
       if (admission.admitted) active++;
       out.push({ pod: u.pod, origin: ORIGIN[u.source], ...(admission.admitted ? {} : { rejected: { reason: admission.reason, message: admission.message } }) });
     }
@@ -99,7 +100,7 @@ export async function collectPlanInput(r: ResolvedConfig, log: AgentLogger, sign
   if (sources.length === 0) notes.push('no pod source is configured (--pod-manifest-path, --manifest-url): the agent would run no pod');
   const answers = await readSourcesOnce(r, node.name, log, signal);
   for (const s of answers.unread) notes.push(`the ${s === 'file' ? '--pod-manifest-path' : '--manifest-url'} source gave no answer: its pods are unknown`);
-  const declared = admit(answers, sources, effectiveMaxPods(cfg, cpus().length));
+  const declared = admit(answers, sources, { maxPods: effectiveMaxPods(cfg, cpus().length), sysctls: createSysctlAllowlist(cfg.allowedUnsafeSysctls) });
 
   const { createCriRuntime } = await import('../cri/index.js');
   const runtime = await createCriRuntime({
