@@ -17,6 +17,7 @@ import { createImageManager } from './images/index.js';
 import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
+import { createProber } from './probes/index.js';
 import { createPodManager, createSyncDeps } from './pods/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
@@ -213,6 +214,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   });
   // What can still fail (a bad credential provider config, resolv.conf) must not leave the connection open.
   let sync: ReturnType<typeof createSyncDeps>;
+  // A changed probe verdict asks the pod's sync to act on it (restart, Ready).
+  const prober = createProber({ runtime, hostIP: node.ip, log: log.child({ component: 'prober' }), onChange: (uid) => manager.probeChanged(uid) });
   try {
     const images = await createImageManager({
       images: runtime,
@@ -222,7 +225,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
       providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
       log,
     });
-    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log });
+    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober });
   } catch (e) {
     runtime.close();
     throw e;
@@ -241,7 +244,14 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => burstGc?.settled(changes),
   });
-  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot, startedAt) => manager.onRelist(changed, snapshot, startedAt) });
+  const pleg = createPleg({
+    runtime,
+    log: log.child({ component: 'pleg' }),
+    onRelist: (changed, snapshot, startedAt) => {
+      manager.onRelist(changed, snapshot, startedAt);
+      prober.observe(manager.desiredPods(), snapshot);
+    },
+  });
   liveness.register('pleg', () => pleg.unhealthy() ?? true);
   const feed = (source: SourceName) => (pods: Pod[]) => {
     const { updates, rejected } = merger.set(source, pods);
@@ -250,7 +260,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   };
   // One parser for both sources: large manifests go to its worker thread, one at a time.
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
-  const components: Component[] = [manager, pleg];
+  const components: Component[] = [manager, pleg, prober];
   if (burstGc) components.push(burstGc);
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));

@@ -11,6 +11,7 @@ import { CONTAINER_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
 import type { SyncDeps } from './sync-pod.js';
+import type { ProbeResultsView } from '../probes/view.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
@@ -28,6 +29,8 @@ export interface SyncDepsInput {
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
   log: AgentLogger;
+  /** The prober's verdicts, read by every sync. */
+  probes?: ProbeResultsView;
 }
 
 /**
@@ -47,6 +50,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     nodeName: node.name,
     hostIP: node.ip,
     log: inp.log.child({ component: 'pods' }),
+    ...(inp.probes ? { probes: inp.probes } : {}),
     sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '' },
     container: {
       cpuCFSQuota: cfg.cpuCFSQuota,
