@@ -47,7 +47,7 @@ export async function runGrpc(action: NonNullable<Action['grpc']>, target: Actio
   const address = `${hostForUrl(target.podIP)}:${action.port}`;
   const service = action.service ?? '';
   const timeoutMs = target.timeoutMs > 0 ? target.timeoutMs : 1000;
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.primary_user_agent': userAgent, 'grpc.enable_retries': 0 });
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.primary_user_agent': userAgent, 'grpc.enable_retries': 0, 'grpc.use_local_subchannel_pool': 1 });
   const serialize = (v: object): Buffer => Buffer.from(request.encode(request.fromObject(v)).finish());
   const deserialize = (b: Buffer): { status?: string } => response.toObject(response.decode(b), { enums: String, defaults: true }) as { status?: string };
   try {

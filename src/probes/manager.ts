@@ -19,7 +19,7 @@ import { ProbeCounters, ProbeTiming } from './metrics.js';
 import { runAction, userAgentFor } from './run-action.js';
 import type { ProbeKind, ProbeOutcome, ProbeResultsView } from './view.js';
 import { ProbeWorker, SYSTEM_CLOCK, type ProbeClock, type WorkerHost } from './worker.js';
-import type { ContainerView, ResultEffect } from './worker-state.js';
+import { INITIAL_OUTCOME, type ContainerView, type ResultEffect } from './worker-state.js';
 
 export interface ProberOptions {
   readonly runtime: Pick<RuntimeService, 'execSync'>;
@@ -94,7 +94,8 @@ export function createProber(opts: ProberOptions): Prober {
         if (entry) delete entry[kind];
       } else if (entry) entry[kind] = e.outcome;
       else results.set(e.containerId, { [kind]: e.outcome });
-      if (before === e.outcome) continue;
+      // A new instance's initial verdict is what a sync assumes anyway: nothing to act on.
+      if (before === e.outcome || (before === undefined && e.outcome === INITIAL_OUTCOME[kind])) continue;
       // The startup probe passed: liveness and readiness may run now, without waiting for their next tick.
       if (kind === 'startup' && e.outcome === 'success') for (const k of ['liveness', 'readiness'] as const) running.get(keyOf(uid, name, k))?.worker.trigger();
       opts.onChange(uid);
