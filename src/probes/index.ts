@@ -6,4 +6,3 @@ export { createProber, type Prober, type ProberOptions } from './manager.js';
 export { NO_PROBE_RESULTS, type ProbeKind, type ProbeOutcome, type ProbeResultsView } from './view.js';
 export { ProbeCounters, ProbeTiming, type ProbeCount } from './metrics.js';
 export { SYSTEM_CLOCK, type ProbeClock } from './worker.js';
-export { probeKillGracePeriod } from './grace.js';

@@ -96,6 +96,8 @@ export function createProber(opts: ProberOptions): Prober {
       else results.set(e.containerId, { [kind]: e.outcome });
       // A new instance's initial verdict is what a sync assumes anyway: nothing to act on.
       if (before === e.outcome || (before === undefined && e.outcome === INITIAL_OUTCOME[kind])) continue;
+      const w = running.get(keyOf(uid, name, kind))?.worker;
+      if (w) log.info('Probe result changed', { probeType: kind, pod: `${w.labels.namespace}/${w.labels.pod}`, podUID: uid, container: name, containerID: e.containerId, result: e.outcome ?? 'unknown' });
       // The startup probe passed: liveness and readiness may run now, without waiting for their next tick.
       if (kind === 'startup' && e.outcome === 'success') for (const k of ['liveness', 'readiness'] as const) running.get(keyOf(uid, name, k))?.worker.trigger();
       opts.onChange(uid);
