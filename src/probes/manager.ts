@@ -115,6 +115,7 @@ export function createProber(opts: ProberOptions): Prober {
     const container: ContainerView = {
       id: latest.id,
       running: latest.state === 'RUNNING',
+      exited: latest.state === 'EXITED',
       startedAtMs: Number(latest.startedAt / NS_PER_MS),
       final: latest.state === 'EXITED' && !restarts(pod, spec, latest.exitCode),
     };

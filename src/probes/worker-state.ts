@@ -46,6 +46,8 @@ export const newWorkerState = (): WorkerState => ({ containerId: '', lastResult:
 export interface ContainerView {
   readonly id: string;
   readonly running: boolean;
+  /** It ran and stopped (not merely created and not started yet). */
+  readonly exited: boolean;
   /** Wall-clock ms of its start; 0 when not started. */
   readonly startedAtMs: number;
   /** Exited and will not be started again (restartPolicy): the worker ends. */
@@ -83,6 +85,8 @@ export function beforeProbe(s: WorkerState, kind: ProbeKind, spec: EffectiveProb
     effects.push({ op: 'set', containerId: c.id, outcome: INITIAL_OUTCOME[kind] });
   }
   if (s.onHold) return { next: 'skip', effects };
+  // Created, not started yet (the relist caught it between create and start): wait.
+  if (!c.running && !c.exited) return { next: 'skip', effects };
   if (!c.running) {
     // The worker ends when the container will not run again (its result goes with it);
     // otherwise a container that is not running fails every probe until it restarts.

@@ -82,8 +82,7 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     closers.push(grpc.close);
 
     node = createNode(rt, cri);
-    const keepFile = ['sh', '-c', "touch /tmp/ok; trap 'exit 0' TERM; while true; do sleep 1 & wait; done"];
-    node.writeManifest('exec.yaml', pod('live-exec', [container('main', keepFile, { livenessProbe: { exec: { command: ['test', '-f', '/tmp/ok'] }, ...quick } })]));
+    node.writeManifest('exec.yaml', pod('live-exec', [container('main', undefined, { livenessProbe: { exec: { command: ['sh', '-c', 'test ! -f /tmp/broken'] }, ...quick } })]));
     node.writeManifest('http.yaml', pod('live-http', [container('main', undefined, { livenessProbe: { httpGet: { port: http.port, path: '/healthz' }, ...quick } })]));
     node.writeManifest('tcp.yaml', pod('live-tcp', [container('main', undefined, { livenessProbe: { tcpSocket: { port: tcpPort }, ...quick } })]));
     node.writeManifest('grpc.yaml', pod('live-grpc', [container('main', undefined, { livenessProbe: { grpc: { port: grpc.port }, ...quick } })]));
@@ -96,7 +95,7 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     expect(linesMatching(agent, logLine('Probe failed'))).toEqual([]);
 
     // Every handler fails at once.
-    await cri.execSync(first[0]!.id, ['rm', '-f', '/tmp/ok'], 5);
+    await cri.execSync(first[0]!.id, ['touch', '/tmp/broken'], 5);
     http.set(500);
     tcp.close();
     grpc.set(2);

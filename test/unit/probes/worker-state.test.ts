@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { afterProbe, beforeProbe, effectiveProbe, INITIAL_OUTCOME, newWorkerState, type ContainerView, type Observation } from '../../../src/probes/worker-state.js';
 import type { ProbeKind, ProbeOutcome } from '../../../src/probes/view.js';
 
-const running = (id = 'c1', startedAtMs = 0): ContainerView => ({ id, running: true, startedAtMs, final: false });
+const running = (id = 'c1', startedAtMs = 0): ContainerView => ({ id, running: true, exited: false, startedAtMs, final: false });
 const obs = (container: ContainerView | undefined, extra: Partial<Observation> = {}): Observation => ({ container, nowMs: 60_000, started: true, ...extra });
 
 describe('effectiveProbe', () => {
@@ -28,8 +28,9 @@ describe('beforeProbe', () => {
     ['startup stops probing once started', 'startup', obs(running(), { started: true }), {}, 'skip'],
     ['within the initial delay: wait', 'readiness', obs(running('c1', 55_000)), { initialDelaySeconds: 10 }, 'skip'],
     ['the initial delay counts from the start', 'readiness', obs(running('c1', 50_000)), { initialDelaySeconds: 10 }, 'probe'],
-    ['exited, will restart: wait', 'liveness', obs({ id: 'c1', running: false, startedAtMs: 0, final: false }), {}, 'skip'],
-    ['exited for good: the worker ends', 'readiness', obs({ id: 'c1', running: false, startedAtMs: 0, final: true }), {}, 'stop'],
+    ['exited, will restart: wait', 'liveness', obs({ id: 'c1', running: false, exited: true, startedAtMs: 0, final: false }), {}, 'skip'],
+    ['created, not started yet: wait, no verdict', 'liveness', obs({ id: 'c1', running: false, exited: false, startedAtMs: 0, final: false }), {}, 'skip'],
+    ['exited for good: the worker ends', 'readiness', obs({ id: 'c1', running: false, exited: true, startedAtMs: 0, final: true }), {}, 'stop'],
   ])('%s', (_, kind, o, probe, next) => {
     const s = newWorkerState();
     expect(beforeProbe(s, kind, effectiveProbe({ ...probe }), o).next).toBe(next);
@@ -50,10 +51,15 @@ describe('beforeProbe', () => {
     ]);
   });
 
+  it('a container created but not started yet gets only its initial verdict', () => {
+    const s = newWorkerState();
+    expect(beforeProbe(s, 'liveness', effectiveProbe({}), obs({ id: 'c1', running: false, exited: false, startedAtMs: 0, final: false })).effects).toEqual([{ op: 'set', containerId: 'c1', outcome: 'success' }]);
+  });
+
   it('a container that stopped fails every probe until it restarts', () => {
     const s = newWorkerState();
     beforeProbe(s, 'readiness', effectiveProbe({}), obs(running('c1')));
-    expect(beforeProbe(s, 'readiness', effectiveProbe({}), obs({ id: 'c1', running: false, startedAtMs: 0, final: false })).effects).toEqual([{ op: 'set', containerId: 'c1', outcome: 'failure' }]);
+    expect(beforeProbe(s, 'readiness', effectiveProbe({}), obs({ id: 'c1', running: false, exited: true, startedAtMs: 0, final: false })).effects).toEqual([{ op: 'set', containerId: 'c1', outcome: 'failure' }]);
   });
 });
 
