@@ -159,13 +159,21 @@ export function createProber(opts: ProberOptions): Prober {
     counters.delete(r.worker.labels);
   }
 
+  /** What a worker depends on, as text: a change replaces the worker. Cached per spec object (observe() runs every relist). */
+  const specJsons = new WeakMap<Container, Partial<Record<ProbeKind, string>>>();
+  function specJsonOf(c: Container, kind: ProbeKind): string {
+    let m = specJsons.get(c);
+    if (!m) specJsons.set(c, (m = {}));
+    return (m[kind] ??= JSON.stringify([probeOf(c, kind), c.ports ?? [], c.startupProbe !== undefined]));
+  }
+
   function reconcile(): void {
     const wanted = new Map<string, { pod: Pod; c: Container; kind: ProbeKind; specJson: string }>();
     for (const pod of pods.values()) {
       for (const c of probedContainers(pod)) {
         for (const kind of KINDS) {
           const probe = probeOf(c, kind);
-          if (probe) wanted.set(keyOf(pod.metadata.uid, c.name, kind), { pod, c, kind, specJson: JSON.stringify([probe, c.ports ?? [], c.startupProbe !== undefined]) });
+          if (probe) wanted.set(keyOf(pod.metadata.uid, c.name, kind), { pod, c, kind, specJson: specJsonOf(c, kind) });
         }
       }
     }

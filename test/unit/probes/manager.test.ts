@@ -163,6 +163,21 @@ describe('prober manager', () => {
     expect(h.prober.workers()).toBe(0);
   });
 
+  it('an edited probe (same pod UID) replaces its worker; an unchanged one is kept', async () => {
+    const h = harness(0);
+    const v1 = podWith({ readinessProbe: exec('old', { periodSeconds: 1 }) });
+    h.prober.observe([v1], observed('c1'));
+    await vi.advanceTimersByTimeAsync(1_500);
+    h.prober.observe([podWith({ readinessProbe: exec('old', { periodSeconds: 1 }) })], observed('c1'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(new Set(h.execs.map((e) => e.cmd))).toEqual(new Set(['sh -c old']));
+    h.prober.observe([podWith({ readinessProbe: exec('new', { periodSeconds: 1 }) })], observed('c1'));
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(h.execs.at(-1)!.cmd).toBe('sh -c new');
+    expect(h.prober.workers()).toBe(1);
+    await h.stop();
+  });
+
   it('a container exited for good (restartPolicy Never) ends its worker', async () => {
     const h = harness(0);
     h.prober.observe([podWith({ readinessProbe: exec('ready', { periodSeconds: 1 }) }, 'Never')], observed('c1', 'EXITED'));
