@@ -193,6 +193,9 @@ export function createProber(opts: ProberOptions): Prober {
       const all = [...running.values()].map((r) => r.done);
       for (const key of [...running.keys()]) stop(key);
       await Promise.all(all);
+      // How late probes started against their schedule over this run (bench/ reads it from here).
+      const t = timing.snapshot();
+      if (t.probes > 0) log.info('Prober stopped', { probes: t.probes, latenessP50Ms: Math.round(t.p50), latenessP99Ms: Math.round(t.p99), latenessMaxMs: Math.round(t.max) });
     }
   });
 
