@@ -19,6 +19,7 @@ import { createBurstCollector, exposedGc } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
 import { awaitRunOnce, createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
+import { createProber } from './probes/index.js';
 import { createOrphanCleanup } from './volumes/index.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
@@ -203,6 +204,8 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   });
   // What can still fail (a bad credential provider config, resolv.conf) must not leave the connection open.
   let sync: ReturnType<typeof createSyncDeps>;
+  // A changed probe verdict asks the pod's sync to act on it (restart, Ready).
+  const prober = createProber({ runtime, hostIP: node.ip, log: log.child({ component: 'prober' }), onChange: (uid) => manager.probeChanged(uid) });
   try {
     const images = await createImageManager({
       images: runtime,
@@ -212,7 +215,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
       providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
       log,
     });
-    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log });
+    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober });
   } catch (e) {
     runtime.close();
     throw e;
@@ -232,7 +235,14 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     requestRelist: () => pleg.kick(),
     onSettled: (changes) => burstGc?.settled(changes),
   });
-  const pleg = createPleg({ runtime, log: log.child({ component: 'pleg' }), onRelist: (changed, snapshot, startedAt) => manager.onRelist(changed, snapshot, startedAt) });
+  const pleg = createPleg({
+    runtime,
+    log: log.child({ component: 'pleg' }),
+    onRelist: (changed, snapshot, startedAt) => {
+      manager.onRelist(changed, snapshot, startedAt);
+      prober.observe(manager.desiredPods(), snapshot);
+    },
+  });
   liveness.register('pleg', () => pleg.unhealthy() ?? true);
   const feed = (source: SourceName) => (pods: Pod[]) => {
     const { updates, rejected } = merger.set(source, pods);
@@ -241,7 +251,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   };
   // One parser for both sources: large manifests go to its worker thread, one at a time.
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
-  const components: Component[] = [manager, pleg];
+  const components: Component[] = [manager, pleg, prober];
   if (sync.volumes) components.push(createOrphanCleanup({ volumes: sync.volumes, desired: () => manager.desiredPods().map((p) => p.metadata.uid), allSourcesSeen: () => merger.allSourcesSeen(), runtime, log }));
   if (burstGc) components.push(burstGc);
   const logLimits = logRotationLimits(cfg);

@@ -2,7 +2,7 @@
 // validateInitContainers apply them: name, image, ports, env, resources,
 // mounts, probes, lifecycle, security context.
 import type { Container, EnvVar, SecurityContext } from './pod-types.js';
-import { validateHandler, validateProbe } from './pod-validate-probes.js';
+import { validateHandler, validateNamedPorts, validateProbe } from './pod-validate-probes.js';
 import { validateResources } from './pod-validate-resources.js';
 import { checkId, checkLabel, checkLocalDescendingPath, isConfigMapKey, isIanaServiceName, quote, type Report } from './pod-validate-util.js';
 import { checkContainerSecurity, checkSeccomp } from './pod-validate-security.js';
@@ -116,6 +116,7 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
       if (c.lifecycle.preStop) validateHandler(c.lifecycle.preStop, `${path}.lifecycle.preStop`, report);
     }
   }
+  validateNamedPorts(c, path, report);
 }
 
 /** Host ports are a node-wide resource: one hostIP/protocol/hostPort per pod's container list. */

@@ -2,7 +2,7 @@
 // (validateProbe, validateHandler and friends). Zero in a probe's numeric
 // fields means "the API default" (period 10 s, timeout 1 s, thresholds 1 and
 // 3), so only negative values are refused.
-import type { LifecycleHandler, Probe } from './pod-types.js';
+import type { Container, LifecycleHandler, Probe } from './pod-types.js';
 import { checkNonNegative, checkPortNumOrName, isHttpHeaderName, quote, type Report } from './pod-validate-util.js';
 
 type Handler = LifecycleHandler & Pick<Probe, 'grpc'>;
@@ -34,5 +34,28 @@ export function validateProbe(p: Probe, kind: ProbeKind, path: string, report: R
   // A liveness or startup probe succeeds once; 0 is defaulted to 1 by the API.
   if (kind !== 'readinessProbe' && p.successThreshold !== undefined && p.successThreshold !== 0 && p.successThreshold !== 1) {
     report(`${path}.successThreshold`, `must be 1, got ${p.successThreshold}`);
+  }
+}
+
+/**
+ * A port given by name in a probe or hook must name one of the container's
+ * ports: the kubelet could never resolve it, and the probe would error
+ * forever (a numeric string is a number).
+ */
+export function validateNamedPorts(c: Container, path: string, report: Report): void {
+  const names = new Set((c.ports ?? []).map((p) => p.name).filter((n): n is string => n !== undefined));
+  const check = (port: number | string | undefined, field: string): void => {
+    if (typeof port === 'string' && !/^[0-9]+$/.test(port) && !names.has(port)) report(field, `${quote(port)} does not name a port of the container (spec ports: ${[...names].join(', ') || 'none'})`);
+  };
+  const handlers: Array<[Handler | undefined, string]> = [
+    [c.livenessProbe, 'livenessProbe'],
+    [c.readinessProbe, 'readinessProbe'],
+    [c.startupProbe, 'startupProbe'],
+    [c.lifecycle?.postStart, 'lifecycle.postStart'],
+    [c.lifecycle?.preStop, 'lifecycle.preStop'],
+  ];
+  for (const [h, at] of handlers) {
+    check(h?.httpGet?.port, `${path}.${at}.httpGet.port`);
+    check(h?.tcpSocket?.port, `${path}.${at}.tcpSocket.port`);
   }
 }

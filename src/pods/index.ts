@@ -15,6 +15,7 @@ import { Semaphore } from '../util/rate-limit.js';
 import { resolvConfReader } from './resolv-conf.js';
 import { createPodCgroups } from './pod-cgroup.js';
 import type { SyncDeps } from './sync-pod.js';
+import type { ProbeResultsView } from '../probes/view.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
@@ -34,6 +35,8 @@ export interface SyncDepsInput {
   rootDirectory: string;
   /** The agent's root logger: the syncs log as component `pods`. */
   log: AgentLogger;
+  /** The prober's verdicts, read by every sync. */
+  probes?: ProbeResultsView;
 }
 
 /** The node's allocatable resources as volumes see them (nothing reserved): memory, CPUs, the root directory's filesystem. */
@@ -69,6 +72,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     log: inp.log.child({ component: 'pods' }),
     // SidecarContainers is alpha in 1.28: off unless --feature-gates turns it (or AllAlpha) on.
     sidecars: gates['SidecarContainers'] === true,
+    ...(inp.probes ? { probes: inp.probes } : {}),
     sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '', podCgroupParent: podCgroups.parentOf, seccompDefault: cfg.seccompDefault },
     podCgroups,
     container: {

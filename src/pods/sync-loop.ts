@@ -64,6 +64,8 @@ export interface PodManager extends Component {
   desiredPods(): Pod[];
   /** Whether a pod worker is syncing (or waiting for the relist its sync needs). */
   busy(): boolean;
+  /** A probe verdict of one of the pod's containers changed (the prober calls this; never blocks). */
+  probeChanged(uid: string): void;
 }
 
 /** Why a pod's work in flight was aborted, other than the agent stopping. */
@@ -228,5 +230,6 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     },
     desiredPods: () => desiredPods(state),
     busy: () => state.busy > 0,
+    probeChanged: (uid: string) => post({ kind: 'probe', uid }),
   });
 }

@@ -18,6 +18,7 @@ import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
 import type { VolumeManager } from '../volumes/index.js';
 import { needsImageUser, SecurityConfigError } from './container-security.js';
 import type { PodCgroups } from './pod-cgroup.js';
+import { runPostStart, runPreStop } from '../hooks/index.js';
 
 export interface Waiting {
   reason: string;
@@ -79,6 +80,8 @@ interface StopContext {
   deps: SyncDeps;
   log: AgentLogger;
   signal: AbortSignal;
+  /** What the runtime holds of the pod: a container's preStop hook and its pod's IP are read from it. */
+  observed?: ObservedPod;
 }
 
 /**
@@ -89,7 +92,9 @@ interface StopContext {
  * not a silent wait. Blocks for as long as the runtime's stop; throws its error.
  */
 async function stopContainer(ctx: StopContext, c: { id: string; name: string }, gracePeriodSeconds: number, why?: { reason: string; message: string }): Promise<void> {
-  const gracePeriod = Math.max(MIN_GRACE_PERIOD_SECONDS, gracePeriodSeconds);
+  // The preStop hook runs first and shares the grace period: the stop gets what it left.
+  const afterHook = await runPreStop(ctx.deps, ctx.observed, c.id, gracePeriodSeconds, ctx.signal);
+  const gracePeriod = Math.max(MIN_GRACE_PERIOD_SECONDS, afterHook);
   const now = ctx.deps.now ?? (() => performance.now());
   ctx.log.info('Killing container with a grace period', { container: c.name, containerID: c.id, gracePeriod, ...why });
   const began = now();
@@ -140,7 +145,7 @@ function podLog(deps: SyncDeps, observed: { namespace: string; name: string; uid
 
 /** Stops every container (with the grace period, at least MIN_GRACE_PERIOD_SECONDS) and then every sandbox of the pod. */
 export async function killPod(observed: ObservedPod, gracePeriodSeconds: number, deps: SyncDeps, signal: AbortSignal): Promise<void> {
-  await killAll({ deps, log: podLog(deps, observed), signal }, observed, gracePeriodSeconds);
+  await killAll({ deps, log: podLog(deps, observed), signal, observed }, observed, gracePeriodSeconds);
 }
 
 /** Stops and removes everything the runtime holds for a pod no source wants any more. */
@@ -297,6 +302,15 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   } catch (e) {
     if (signal.aborted) throw e;
     result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
+    return;
+  }
+  // A postStart hook may run long: other pods' starts must not wait on it.
+  if (spec.lifecycle?.postStart) sync.slot.release();
+  const hookFailed = await runPostStart(deps, { pod, spec, containerId: id, podIP: sandbox.podIP !== '' ? sandbox.podIP : deps.hostIP }, signal);
+  if (hookFailed) {
+    // As the kubelet: the container is killed and restarts per restartPolicy.
+    await stopContainer(sync, { id, name: spec.name }, pod.spec.terminationGracePeriodSeconds, { reason: 'FailedPostStartHook', message: hookFailed.message });
+    result.waiting.set(spec.name, { reason: hookFailed.reason, message: hookFailed.message });
     return;
   }
   await removeOldInstances(sync.observed, spec.name, deps, signal);

@@ -56,6 +56,8 @@ export type SyncEvent =
   | { readonly kind: 'resync' }
   /** A retry scheduled by a `retry` command came due. */
   | { readonly kind: 'retry'; readonly uid: string }
+  /** A probe verdict of one of the pod's containers changed (src/probes/): its sync acts on it now. */
+  | { readonly kind: 'probe'; readonly uid: string }
   /** A pod's work ended. */
   | { readonly kind: 'done'; readonly uid: string; readonly outcome: WorkOutcome };
 
@@ -149,6 +151,9 @@ export function handle(state: LoopState, event: SyncEvent): Command[] {
     }
     case 'done':
       onDone(state, event.uid, event.outcome, out);
+      break;
+    case 'probe':
+      if (state.pods.get(event.uid)?.desired) want(state, event.uid, 'sync', out);
       break;
   }
   return out;

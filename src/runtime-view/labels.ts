@@ -5,7 +5,7 @@
 // containers are adopted rather than recreated. Objects without these labels
 // were not created by the agent and are never touched.
 import { createHash } from 'node:crypto';
-import type { Container, Pod } from '../pod-model/pod-types.js';
+import type { Container, LifecycleHandler, Pod } from '../pod-model/pod-types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
 export const LABEL_POD_NAME = 'io.platform.pod.name';
@@ -28,6 +28,8 @@ export const ANN_CONTAINER_TYPE = 'io.platform.container.type';
  * sidecars last-to-first.
  */
 export const ANN_CONTAINER_INDEX = 'io.platform.container.index';
+/** The container's preStop handler as JSON (the kubelet's preStopHandler annotation): a pod whose spec is gone still gets its hook. */
+export const ANN_CONTAINER_PRESTOP_HANDLER = 'io.platform.container.preStopHandler';
 /** Hash of the pod settings baked into its sandbox: a change recreates the sandbox. */
 export const ANN_SANDBOX_HASH = 'io.platform.pod.sandboxHash';
 /**
@@ -89,5 +91,22 @@ export function containerAnnotations(pod: Pod, container: Container, restartCoun
   const index = ((type === 'init' ? pod.spec.initContainers : pod.spec.containers) ?? []).findIndex((c) => c.name === container.name);
   if (index >= 0) out[ANN_CONTAINER_INDEX] = String(index);
   if (container.ports && container.ports.length > 0) out[ANN_CONTAINER_PORTS] = JSON.stringify(container.ports);
+  const preStop = preStopAnnotation(container);
+  if (preStop !== undefined) out[ANN_CONTAINER_PRESTOP_HANDLER] = preStop;
   return out;
+}
+
+/**
+ * The annotation's value for the container's preStop handler (undefined: it
+ * has none). A port given by name is stored as its number, so the record
+ * needs nothing else of the spec once the pod's spec is gone.
+ */
+function preStopAnnotation(container: Container): string | undefined {
+  const h = container.lifecycle?.preStop;
+  if (!h) return undefined;
+  const byName = (port: number | string): number | string => (typeof port === 'string' ? (container.ports?.find((p) => p.name === port)?.containerPort ?? port) : port);
+  const out: LifecycleHandler = { ...h };
+  if (h.httpGet) out.httpGet = { ...h.httpGet, port: byName(h.httpGet.port) };
+  if (h.tcpSocket) out.tcpSocket = { ...h.tcpSocket, port: byName(h.tcpSocket.port) };
+  return JSON.stringify(out);
 }

@@ -1,9 +1,11 @@
 // What the runtime holds for one pod, as the relist (PLEG) builds it from
 // the runtime's sandboxes and containers, grouped by the pod UID label.
+import type { LifecycleHandler } from '../pod-model/pod-types.js';
 import type { ContainerState, PodSandboxStatus, ContainerStatus, Container as RuntimeContainer, PodSandbox } from '../cri/types.js';
 import {
   ANN_CONTAINER_HASH,
   ANN_CONTAINER_INDEX,
+  ANN_CONTAINER_PRESTOP_HANDLER,
   ANN_CONTAINER_RESTART_COUNT,
   ANN_CONTAINER_TYPE,
   ANN_SANDBOX_HASH,
@@ -49,6 +51,8 @@ export interface ObservedContainer {
   gracePeriodSeconds?: number;
   /** Its index in its spec list, as recorded at creation; absent on containers of older agents. */
   specIndex?: number;
+  /** The preStop handler recorded on the instance (named ports resolved); absent: none. */
+  preStop?: LifecycleHandler;
 }
 
 export interface ObservedPod {
@@ -101,7 +105,19 @@ export function observeContainer(c: RuntimeContainer, status?: ContainerStatus):
     imageRef: status?.imageRef ?? c.imageRef,
     ...gracePeriod(c.annotations[ANN_POD_TERMINATION_GRACE_PERIOD]),
     ...specIndex(c.annotations[ANN_CONTAINER_INDEX]),
+    ...preStop(c.annotations[ANN_CONTAINER_PRESTOP_HANDLER]),
   };
+}
+
+/** The recorded preStop handler; absent when none, or unreadable (a foreign writer). */
+function preStop(text: string | undefined): { preStop?: LifecycleHandler } {
+  if (text === undefined) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? { preStop: v as LifecycleHandler } : {};
+  } catch {
+    return {};
+  }
 }
 
 function specIndex(text: string | undefined): { specIndex?: number } {
