@@ -19,6 +19,7 @@ import { createSysctlAllowlist, type SysctlAllowlist } from '../pods/sysctls.js'
 import { newStatusCache, observeAll } from '../runtime-view/observe.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
 import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from '../sources/index.js';
+import { volumeWaits } from '../volumes/index.js';
 import type { DeclaredPod, PlanInput } from './plan.js';
 
 /** How long the sources get for their first answer, and the runtime for its handshake. */
@@ -100,7 +101,12 @@ export async function collectPlanInput(r: ResolvedConfig, log: AgentLogger, sign
   if (sources.length === 0) notes.push('no pod source is configured (--pod-manifest-path, --manifest-url): the agent would run no pod');
   const answers = await readSourcesOnce(r, node.name, log, signal);
   for (const s of answers.unread) notes.push(`the ${s === 'file' ? '--pod-manifest-path' : '--manifest-url'} source gave no answer: its pods are unknown`);
-  const declared = admit(answers, sources, { maxPods: effectiveMaxPods(cfg, cpus().length), sysctls: createSysctlAllowlist(cfg.allowedUnsafeSysctls) });
+  const admitted = admit(answers, sources, { maxPods: effectiveMaxPods(cfg, cpus().length), sysctls: createSysctlAllowlist(cfg.allowedUnsafeSysctls) });
+  const declared: DeclaredPod[] = [];
+  for (const d of admitted) {
+    const waits = d.rejected ? [] : await volumeWaits(d.pod);
+    declared.push(waits.length > 0 ? { ...d, volumeWaits: waits } : d);
+  }
 
   const { createCriRuntime } = await import('../cri/index.js');
   const runtime = await createCriRuntime({

@@ -6,7 +6,7 @@
 import type { AgentLogger } from '../log/index.js';
 import { downwardApiPlugin } from './downward-api.js';
 import { emptyDirPlugin } from './empty-dir.js';
-import { hostPathPlugin } from './host-path.js';
+import { checkHostPath, hostPathPlugin, pathKind } from './host-path.js';
 import { createVolumeManager, unservableMessage, type VolumeManager } from './manager.js';
 import { volumeKind } from './paths.js';
 import type { Pod } from '../pod-model/pod-types.js';
@@ -37,6 +37,22 @@ export interface VolumesInput {
 export function unservableVolumes(pod: Pod): Array<{ volume: string; kind: string; message: string }> {
   const plugins = builtInPlugins(true);
   return (pod.spec.volumes ?? []).filter((v) => !plugins.some((p) => p.canSupport(v))).map((v) => ({ volume: v.name, kind: volumeKind(v), message: unservableMessage(v) }));
+}
+
+/**
+ * What a sync would wait for in `pod`'s volumes now, read without changing
+ * anything: the kinds this node cannot serve, and hostPath type checks that
+ * fail on what is at the path (a path the sync would create is no wait).
+ * Reads the filesystem; for a dry run of the sync (--print-plan).
+ */
+export async function volumeWaits(pod: Pod): Promise<Array<{ volume: string; message: string }>> {
+  const out: Array<{ volume: string; message: string }> = unservableVolumes(pod).map(({ volume, message }) => ({ volume, message }));
+  for (const v of pod.spec.volumes ?? []) {
+    if (!v.hostPath) continue;
+    const d = checkHostPath(v.hostPath.path, v.hostPath.type, await pathKind(v.hostPath.path));
+    if (d.do === 'fail') out.push({ volume: v.name, message: `MountVolume.SetUp failed for volume "${v.name}" : ${d.message}` });
+  }
+  return out;
 }
 
 const builtInPlugins = (sizeMemoryBackedVolumes: boolean): VolumePlugin[] => [hostPathPlugin, emptyDirPlugin({ sizeMemoryBackedVolumes }), downwardApiPlugin];

@@ -59,6 +59,25 @@ describe('agent --print-plan', () => {
     expect(await runningCount()).toBe(3);
   }, 90_000);
 
+  it('shows the volumes a pod would wait for and a pod admission would refuse', async () => {
+    const cri = await FakeCriServer.start({ runtime: new FakeRuntime({ images: ['localhost/busybox:1'] }) });
+    cleanups.push(() => cri.dispose());
+    const t = tempDir();
+    cleanups.push(() => t.cleanup());
+    const dir = join(t.dir, 'manifests');
+    mkdirSync(dir);
+    const withSpec = (name: string, extra: string) => manifest(name).replace('spec:\n', `spec:\n${extra}`);
+    writeFileSync(join(dir, 'cfg.yaml'), withSpec('cfg', '  volumes:\n  - name: settings\n    configMap: {name: settings}\n'));
+    writeFileSync(join(dir, 'host.yaml'), withSpec('host', `  volumes:\n  - name: data\n    hostPath: {path: ${join(t.dir, 'absent')}, type: Directory}\n`));
+    writeFileSync(join(dir, 'sysctl.yaml'), withSpec('sysctl', '  securityContext:\n    sysctls:\n    - {name: kernel.msgmax, value: "65536"}\n'));
+    const run = await runAgentProcess([`--pod-manifest-path=${dir}`, `--container-runtime-endpoint=${cri.endpoint}`, `--root-dir=${join(t.dir, 'root')}`, '--hostname-override=node-a', '--node-ip=127.0.0.1', '--print-plan'], { timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^pod default\/cfg-node-a \(uid [0-9a-f]+, from --pod-manifest-path\): waiting\n {2}- wait for volume settings: volume "settings" \(configMap\) cannot be served by a standalone agent: no API server$/m);
+    expect(run.stdout).toContain(`  - wait for volume data: MountVolume.SetUp failed for volume "data" : hostPath type check failed: ${join(t.dir, 'absent')} is not a directory\n`);
+    expect(run.stdout).toMatch(/^pod default\/sysctl-node-a \(uid [0-9a-f]+, from --pod-manifest-path\): rejected\n {2}- reject at admission: SysctlForbidden: forbidden sysctl: "kernel\.msgmax" not allowlisted$/m);
+    expect(cri.runtime.calls.map((c) => c.method).filter((m) => MUTATING.has(m))).toEqual([]);
+  });
+
   it('exits 1 for an invalid configuration without reading anything', async () => {
     const run = await runAgentProcess(['--print-plan', '--sync-frequency=often']);
     expect(run.code).toBe(1);
