@@ -30,12 +30,16 @@ const LIST_POLL_MS = 250;
 const PORT_BASE = 21_000;
 
 function parseArgs(argv) {
-  const o = { pods: 110, window: 120, settle: 30, period: 10, json: join(REPO, 'bench/results/probes.json') };
+  const o = { pods: 110, window: 120, settle: 30, period: 10, json: join(REPO, 'bench/results/probes.json'), agentNodeArgs: [], only: undefined };
   for (const arg of argv) {
-    if (arg === '--quick') Object.assign(o, { pods: 10, window: 20, settle: 12, period: 5 });
+    const nodeArgs = /^--agent-node-args=(.*)$/.exec(arg);
+    const only = /^--only=(baseline|probes)$/.exec(arg);
+    if (nodeArgs) o.agentNodeArgs = nodeArgs[1].split(' ').filter(Boolean);
+    else if (only) o.only = only[1];
+    else if (arg === '--quick') Object.assign(o, { pods: 10, window: 20, settle: 12, period: 5 });
     else {
       const m = /^--(pods|window|settle|period|json)=(.+)$/.exec(arg);
-      if (!m) throw new BenchError(`usage: node bench/probes.mjs [--quick] [--pods=N] [--window=S] [--settle=S] [--period=S] [--json=PATH]\nunknown argument: ${arg}`);
+      if (!m) throw new BenchError(`usage: node bench/probes.mjs [--quick] [--pods=N] [--window=S] [--settle=S] [--period=S] [--json=PATH] [--agent-node-args="ARGS"] [--only=baseline|probes]\nunknown argument: ${arg}`);
       o[m[1]] = m[1] === 'json' ? m[2] : Number(m[2]);
       if (m[1] !== 'json' && !(Number.isInteger(o[m[1]]) && o[m[1]] > 0 && o[m[1]] <= 3600)) throw new BenchError(`--${m[1]} must be an integer in 1..3600`);
     }
@@ -129,7 +133,7 @@ async function measurePhase(opts, endpoint, withProbes, name) {
     '--healthz-port=0',
     '--read-only-port=0',
     '--logging-format=json',
-  ]);
+  ], { nodeArgs: opts.agentNodeArgs });
   for (let i = 0; i < opts.pods; i++) {
     const file = `probe-${i}.yaml`;
     writeFileSync(join(staging, file), manifest(i, withProbes, opts.period));
@@ -169,8 +173,10 @@ async function main() {
   const meta = machine({ clkTck: CLK_TCK });
   phase('starting a private containerd');
   const endpoint = await session.startRuntime();
-  const base = await measurePhase(opts, endpoint, false, 'baseline');
-  const probed = await measurePhase(opts, endpoint, true, 'probes');
+  // --only: one phase, for profiling (the other's numbers are then zero and the verdicts meaningless).
+  const skipped = { agentCpuPercent: 0, runtimeCpuPercent: 0, rssMB: { mean: 0, max: 0 }, prober: undefined };
+  const base = opts.only === 'probes' ? skipped : await measurePhase(opts, endpoint, false, 'baseline');
+  const probed = opts.only === 'baseline' ? skipped : await measurePhase(opts, endpoint, true, 'probes');
   const expectedProbes = Math.floor((2 * opts.pods * opts.window) / opts.period);
   const p = probed.prober ?? {};
   const rows = [

@@ -14,6 +14,10 @@ export function publishPodStatus(store: StatusStore, log: AgentLogger, inputs: O
   const previous = store.get(uid)?.status;
   const status = computePodStatus({ ...inputs, ...(previous ? { previous } : {}) });
   if (previous?.phase !== status.phase) log.info('Pod phase changed', { pod: podRef(pod), podUID: uid, from: previous?.phase ?? 'none', to: status.phase });
+  // Ready is what a Service or an operator waits on: its changes are logged (a pod starting not ready is not a change).
+  const ready = status.conditions.find((c) => c.type === 'Ready');
+  const wasReady = previous?.conditions.find((c) => c.type === 'Ready')?.status ?? 'False';
+  if (ready && ready.status !== wasReady) log.info('Pod readiness changed', { pod: podRef(pod), podUID: uid, ready: ready.status === 'True', ...(ready.reason ? { reason: ready.reason } : {}) });
   const was = new Map([...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].map((p) => [p.name, p.state.waiting?.reason]));
   for (const cs of [...(status.initContainerStatuses ?? []), ...status.containerStatuses]) {
     const w = cs.state.waiting;

@@ -12,7 +12,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CriRuntime } from '../../src/cri/grpc-client.js';
 import { loadHealth } from '../../src/probes/grpc.js';
-import { container, createNode, criClient, linesMatching, logLine, pod, podUid, running, staticName, waitForLineAfter, holds, latest, type Node } from './helpers/agent-node.js';
+import { container, createNode, criClient, field, linesMatching, logLine, pod, podUid, running, staticName, waitForLineAfter, holds, latest, type Node } from './helpers/agent-node.js';
 import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
 
 const unavailable = localRuntimeUnavailable();
@@ -112,13 +112,19 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     const agent = await node.start();
     const uid = await podUid(agent, 'ready');
     const c = await running(cri, uid, 'main', 20_000, agent);
+    const readiness = (ready: boolean) => (l: string) => logLine('Pod readiness changed', { pod: staticName('ready') })(l) && field(l, 'ready') === String(ready);
     await waitForLineAfter(agent, verdict('ready', 'readiness', 'success'), { timeoutMs: 10_000 });
+    await waitForLineAfter(agent, readiness(true), { timeoutMs: 10_000 });
     const mark1 = agent.lines().length;
     http.set(503);
     await waitForLineAfter(agent, verdict('ready', 'readiness', 'failure'), { after: mark1, timeoutMs: 10_000 });
+    // The pod's Ready condition follows: False with ContainersNotReady, then True again.
+    const notReady = await waitForLineAfter(agent, readiness(false), { after: mark1, timeoutMs: 10_000 });
+    expect(field(notReady, 'reason')).toBe('ContainersNotReady');
     const mark2 = agent.lines().length;
     http.set(200);
     await waitForLineAfter(agent, verdict('ready', 'readiness', 'success'), { after: mark2, timeoutMs: 10_000 });
+    await waitForLineAfter(agent, readiness(true), { after: mark2, timeoutMs: 10_000 });
     // Readiness never restarts a container.
     expect((await latest(cri, uid, 'main'))?.id).toBe(c.id);
   }, 60_000);
