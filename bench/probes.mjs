@@ -13,7 +13,7 @@
 // agent's log (bench/results/probes-agent.log). A missed target is a result;
 // the exit code is non-zero only when the benchmark could not measure.
 // Root only; loopback only (every pod is host-network on 127.0.0.1).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { BenchError, machine, ms, now, phase, progress, round3, runMain, sleep, stats, table } from './lib/common.mjs';
@@ -118,6 +118,39 @@ async function clearPods() {
   }
 }
 
+/**
+ * The floor: the same probes at the same rate from a bare Node.js process
+ * (lib/probe-floor.mjs) against the pods running now; its CPU over the window.
+ */
+async function measureFloor(opts, endpoint, name, kinds) {
+  const containers = await st.cri.listContainers({ state: 'RUNNING', labelSelector: { [LABEL_MANAGED]: 'true' } });
+  const targets = containers.map((c) => `${c.id}:${PORT_BASE + Number(/^probe-(\d+)-/.exec(c.labels['io.platform.pod.name'] ?? '')?.[1] ?? NaN)}`);
+  if (targets.some((t) => t.endsWith(':NaN'))) throw new BenchError('floor: a running container is not one of the benchmark pods');
+  const child = spawn(process.execPath, [join(REPO, 'bench/lib/probe-floor.mjs'), endpoint, String(opts.period), kinds, ...targets], { stdio: ['ignore', 'pipe', 'inherit'] });
+  st.closers.push(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  const exited = new Promise((res) => child.once('exit', res));
+  for (let i = 0; i < 600 && !out.includes('ready\n'); i++) await sleep(50);
+  if (!out.includes('ready\n')) throw new BenchError('floor: the probe process did not start');
+  // One full period first: every target's first probe (spread over the period) has run.
+  for (let s = opts.period + 2; s > 0; s--) {
+    progress(`${name}: floor (${kinds}) settle ${s} s`);
+    await sleep(1000);
+  }
+  const f0 = procTicks(child.pid);
+  const t0 = now();
+  for (let s = 1; s <= opts.window; s++) {
+    await sleep(Math.max(0, s * 1000 - ms(t0, now())));
+    progress(`${name}: floor (${kinds}) window ${s}/${opts.window} s`);
+  }
+  const cpu = ((procTicks(child.pid) - f0) / CLK_TCK / (ms(t0, now()) / 1000)) * 100;
+  child.kill('SIGTERM');
+  await exited;
+  const last = JSON.parse(out.trim().split('\n').at(-1));
+  return { cpuPercent: round3(cpu), probes: last.probes, failures: last.failures };
+}
+
 /** One phase: a fresh agent, the pods, a settle, the window. */
 async function measurePhase(opts, endpoint, withProbes, name) {
   phase(`${name}: ${opts.pods} pods${withProbes ? `, exec readiness + httpGet liveness every ${opts.period} s` : ', no probes'}`);
@@ -158,13 +191,15 @@ async function measurePhase(opts, endpoint, withProbes, name) {
   const agentCpu = ((procTicks(pid) - a0) / CLK_TCK / wallS) * 100;
   const runtimeCpu = ((runtimeTicks(containerdPid) - r0) / CLK_TCK / wallS) * 100;
   const stillRunning = (await st.cri.listContainers({ state: 'RUNNING', labelSelector: { [LABEL_MANAGED]: 'true' } })).length;
+  // The floor, and its two halves: what each kind of probe costs Node.js itself.
+  const floor = withProbes ? undefined : { both: await measureFloor(opts, endpoint, name, 'exec,http'), exec: await measureFloor(opts, endpoint, name, 'exec'), http: await measureFloor(opts, endpoint, name, 'http') };
   const logBefore = readFileSync(st.agent.logFile, 'utf8').length;
   const exit = await session.stopAgent();
   const stopLines = readFileSync(st.agent.logFile, 'utf8').slice(logBefore).split('\n').filter((l) => l.includes('"Prober stopped"'));
   const prober = stopLines.length > 0 ? JSON.parse(stopLines.at(-1)) : undefined;
   progress('');
   await clearPods();
-  return { name, pods: opts.pods, upMs: round3(upMs), windowS: round3(wallS), agentCpuPercent: round3(agentCpu), runtimeCpuPercent: round3(runtimeCpu), rssMB: stats(rss), stillRunning, agentExit: exit, prober };
+  return { name, pods: opts.pods, upMs: round3(upMs), windowS: round3(wallS), agentCpuPercent: round3(agentCpu), runtimeCpuPercent: round3(runtimeCpu), rssMB: stats(rss), stillRunning, agentExit: exit, prober, ...(floor ? { floor } : {}) };
 }
 
 async function main() {
@@ -180,6 +215,10 @@ async function main() {
   const expectedProbes = Math.floor((2 * opts.pods * opts.window) / opts.period);
   const p = probed.prober ?? {};
   const rows = [
+    ['floor: the same probes from bare Node.js (% of one core)', '-', base.floor?.both.cpuPercent ?? 'n/a', '', 'floor', ''],
+    ['  of which exec (ExecSync over the CRI client) alone', '-', base.floor?.exec.cpuPercent ?? 'n/a', '', 'floor', ''],
+    ['  of which httpGet (node:http, new connection) alone', '-', base.floor?.http.cpuPercent ?? 'n/a', '', 'floor', ''],
+    ['agent CPU added over the floor (% of one core)', '-', base.floor ? round3(probed.agentCpuPercent - base.agentCpuPercent - base.floor.both.cpuPercent) : 'n/a', '', 'info', ''],
     ['agent CPU (% of one core)', base.agentCpuPercent, probed.agentCpuPercent, round3(probed.agentCpuPercent - base.agentCpuPercent), `added ≤ ${TARGETS.cpuPercentAdded}`, probed.agentCpuPercent - base.agentCpuPercent <= TARGETS.cpuPercentAdded ? 'PASS' : 'MISS'],
     ['agent RSS mean (MB)', base.rssMB.mean, probed.rssMB.mean, round3(probed.rssMB.mean - base.rssMB.mean), `added ≤ ${TARGETS.rssMBAdded}`, probed.rssMB.mean - base.rssMB.mean <= TARGETS.rssMBAdded ? 'PASS' : 'MISS'],
     ['agent RSS max (MB)', base.rssMB.max, probed.rssMB.max, round3(probed.rssMB.max - base.rssMB.max), 'info', ''],

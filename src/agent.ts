@@ -255,7 +255,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   if (sync.volumes) components.push(createOrphanCleanup({ volumes: sync.volumes, desired: () => manager.desiredPods().map((p) => p.metadata.uid), allSourcesSeen: () => merger.allSourcesSeen(), runtime, log }));
   if (burstGc) components.push(burstGc);
   const logLimits = logRotationLimits(cfg);
-  if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, log: log.child({ component: 'container-logs' }) }));
+  if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, podLogsDir: sync.sandbox.podLogsDir, log: log.child({ component: 'container-logs' }) }));
   if (cfg.staticPodPath !== '') {
     components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
   }

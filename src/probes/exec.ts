@@ -17,17 +17,26 @@ export const EXEC_ANSWER_SLACK_MS = 2_000;
 
 export async function runExec(runtime: Pick<RuntimeService, 'execSync'>, action: NonNullable<Action['exec']>, target: ActionTarget): Promise<ActionResult> {
   const timeoutSeconds = target.timeoutMs > 0 ? Math.max(1, Math.ceil(target.timeoutMs / 1000)) : 0;
-  const own = timeoutSeconds > 0 ? AbortSignal.timeout(target.timeoutMs + EXEC_ANSWER_SLACK_MS) : undefined;
-  const signal = own ? AbortSignal.any([target.signal, own]) : target.signal;
+  const timedOut = (): ActionResult => ({ result: 'failure', output: `command ${JSON.stringify(action.command.join(' '))} timed out` });
+  // The agent's own bound is a plain timer raced with the call (the call itself ends
+  // at its gRPC deadline): an AbortSignal.any and a timeout signal per probe cost
+  // more than the probe's own bookkeeping (bench/probes.mjs).
+  let timer: NodeJS.Timeout | undefined;
+  const late = timeoutSeconds > 0 ? new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), target.timeoutMs + EXEC_ANSWER_SLACK_MS))) : undefined;
   try {
-    const r = await runtime.execSync(target.containerId, action.command, timeoutSeconds, signal);
+    const call = runtime.execSync(target.containerId, action.command, timeoutSeconds, target.signal);
+    const r = late ? await Promise.race([call, late]) : await call;
+    if (r === 'late') {
+      call.catch(() => undefined);
+      return timedOut();
+    }
     const output = bounded(Buffer.concat([r.stdout, r.stderr]).toString('utf8'));
     if (r.exitCode === 0) return { result: 'success', output };
     return { result: 'failure', output: output !== '' ? output : `command ${JSON.stringify(action.command.join(' '))} exited with ${r.exitCode}` };
   } catch (e) {
-    if (isDeadlineExceeded(e) || (own?.aborted === true && !target.signal.aborted)) {
-      return { result: 'failure', output: `command ${JSON.stringify(action.command.join(' '))} timed out` };
-    }
+    if (isDeadlineExceeded(e)) return timedOut();
     throw e;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
   }
 }

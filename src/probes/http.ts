@@ -52,16 +52,15 @@ export function httpGetHeaders(action: HttpGetAction, userAgent: string): Record
 export async function runHttpGet(action: HttpGetAction, target: ActionTarget, userAgent: string): Promise<HttpResult> {
   const first = httpGetUrl(action, target);
   const headers = httpGetHeaders(action, userAgent);
-  const signal = target.timeoutMs > 0 ? AbortSignal.any([target.signal, AbortSignal.timeout(target.timeoutMs)]) : target.signal;
+  // One deadline for the whole probe, redirects included (Go's Client.Timeout).
+  const deadline = target.timeoutMs > 0 ? performance.now() + target.timeoutMs : Infinity;
   let url = first;
   try {
     for (let hops = 0; ; hops++) {
-      const res = await get(url, headers, signal);
-      const body = await readAtMost(res, MAX_BODY_BYTES);
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
+      const { status, location, body } = await getOnce(url, headers, target.signal, deadline);
       if (status >= 300 && status < 400 && location !== undefined) {
         const next = new URL(location, url);
+        // Only the same host is followed (the kubelet's rule); elsewhere is a success with a warning.
         if (next.hostname !== first.hostname) return verdict(status, body, next.href);
         if (hops + 1 >= MAX_REDIRECTS) return { result: 'failure', output: `Get "${first.href}": stopped after ${MAX_REDIRECTS} redirects` };
         url = next;
@@ -70,9 +69,58 @@ export async function runHttpGet(action: HttpGetAction, target: ActionTarget, us
       return verdict(status, body);
     }
   } catch (e) {
-    const why = signal.aborted && !target.signal.aborted ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : (e as Error).message;
+    const why = e instanceof ProbeTimeout ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : (e as Error).message;
     return { result: 'failure', output: `Get "${url.href}": ${why}` };
   }
+}
+
+class ProbeTimeout extends Error {}
+
+/**
+ * One GET and its body (at most MAX_BODY_BYTES), ended by the deadline or the
+ * signal. One timer and one abort listener per request, both removed when it
+ * settles: a probe every period on every pod must not cost an AbortSignal.any
+ * and a timeout signal each (measured by bench/probes.mjs).
+ */
+function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal, deadline: number): Promise<{ status: number; location: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const opts = { method: 'GET', headers, agent: false as const };
+    const req = url.protocol === 'https:' ? httpsRequest(url, { ...opts, rejectUnauthorized: false }) : httpRequest(url, opts);
+    let settled = false;
+    const finish = (err: Error | undefined, value?: { status: number; location: string | undefined; body: string }): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(value!);
+    };
+    const onAbort = (): void => finish(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    const left = deadline - performance.now();
+    const timer = Number.isFinite(left) ? setTimeout(() => finish(new ProbeTimeout()), Math.max(0, left)) : undefined;
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.once('error', (e) => finish(e));
+    req.once('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = (): void => {
+        res.removeAllListeners('data');
+        finish(undefined, { status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8') });
+        res.destroy();
+      };
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        size += c.length;
+        if (size >= MAX_BODY_BYTES) done();
+      });
+      res.once('end', done);
+      res.once('error', (e) => (size >= MAX_BODY_BYTES ? done() : finish(e)));
+    });
+    req.end();
+  });
 }
 
 function verdict(status: number, body: string, offHost?: string): HttpResult {
@@ -80,36 +128,4 @@ function verdict(status: number, body: string, offHost?: string): HttpResult {
   if (status >= 200 && status < 300) return { result: 'success', output: bounded(body), status };
   if (status >= 300 && status < 400) return { result: 'warning', output: bounded(`Probe terminated redirects, Response body: ${body}`), status, ...extra };
   return { result: 'failure', output: `HTTP probe failed with statuscode: ${status}`, status };
-}
-
-function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const opts = { method: 'GET', headers, signal, agent: false as const };
-    const req = url.protocol === 'https:' ? httpsRequest(url, { ...opts, rejectUnauthorized: false }) : httpRequest(url, opts);
-    req.once('response', resolve);
-    req.once('error', reject);
-    req.end();
-  });
-}
-
-/** Reads at most `max` bytes of the body, then drops the connection (the rest is never read). */
-function readAtMost(res: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      res.removeAllListeners('data');
-      resolve(Buffer.concat(chunks).subarray(0, max).toString('utf8'));
-    };
-    res.on('data', (c: Buffer) => {
-      chunks.push(c);
-      size += c.length;
-      if (size >= max) {
-        done();
-        res.destroy();
-      }
-    });
-    res.once('end', done);
-    res.once('error', (e) => (size >= max ? done() : reject(e)));
-  });
 }

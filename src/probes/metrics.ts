@@ -34,7 +34,8 @@ export class ProbeCounters {
   private readonly counts = new Map<string, { series: ProbeSeries; count: number }>();
 
   private key(w: WorkerLabels, result: CountedResult): string {
-    return JSON.stringify([w.podUID, w.container, w.kind, result]);
+    // NUL cannot occur in a UID, a container name or a kind: the key is unambiguous without JSON.
+    return `${w.podUID}\u0000${w.container}\u0000${w.kind}\u0000${result}`;
   }
 
   inc(w: WorkerLabels, result: CountedResult): void {

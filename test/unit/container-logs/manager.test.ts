@@ -96,6 +96,30 @@ describe('container log manager', () => {
     expect(new Set(reopened())).toEqual(new Set(ids));
   });
 
+  it('finds the log of a container the agent made from its labels, with no ContainerStatus call, and reads its directory only to rotate', async () => {
+    const root = await mkdtemp(`${tmpdir()}/agent-pod-logs-`);
+    dirs.push(root);
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    const meta = { name: 'web', uid: 'u1', namespace: 'ns', attempt: 0 };
+    const logDir = `${root}/ns_web_u1`;
+    const namespaceOptions = { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const };
+    const sandbox = { metadata: meta, hostname: '', logDirectory: logDir, portMappings: [], labels: {}, annotations: {}, linux: { cgroupParent: '', sysctls: {}, securityContext: { namespaceOptions, privileged: false } } };
+    const sb = await runtime.runPodSandbox(sandbox, '');
+    const labels = { 'io.platform.pod.name': 'web', 'io.platform.pod.namespace': 'ns', 'io.platform.pod.uid': 'u1', 'io.platform.container.name': 'main' };
+    const config = { metadata: { name: 'main', attempt: 2 }, image: IMAGE, command: [], args: [], workingDir: '', envs: [], mounts: [], labels, annotations: { 'io.platform.container.restartCount': '2' }, logPath: 'main/2.log', stdin: false, stdinOnce: false, tty: false, linux: { resources: { cpuPeriod: 0, cpuQuota: 0, cpuShares: 2, memoryLimitInBytes: 0, oomScoreAdj: 0 }, securityContext: { privileged: false, readonlyRootfs: false, namespaceOptions } } };
+    const id = await runtime.createContainer(sb, config, sandbox);
+    await runtime.startContainer(id);
+    await mkdir(`${logDir}/main`, { recursive: true });
+    await writeFile(`${logDir}/main/2.log`, 'small');
+    const m = createContainerLogManager({ runtime, maxSize: 10, maxFiles: 3, podLogsDir: root, log: testLogger(), now });
+    await m.tick(signal);
+    expect(runtime.calls.map((c) => c.method)).toEqual(['runPodSandbox', 'createContainer', 'startContainer', 'listContainers']);
+    await writeFile(`${logDir}/main/2.log`, 'x'.repeat(20));
+    await m.tick(signal);
+    expect(runtime.calls.map((c) => c.method).slice(4)).toEqual(['listContainers', 'reopenContainerLog']);
+    expect((await readdir(`${logDir}/main`)).some((f) => /^2\.log\.\d{8}-\d{6}$/.test(f))).toBe(true);
+  });
+
   it('runs on its period until its signal aborts, then stops', async () => {
     const { runtime } = await setup();
     const m = createContainerLogManager({ runtime, maxSize: 10, maxFiles: 3, log: testLogger(), now, periodMs: 60_000 });
