@@ -2,6 +2,7 @@
 // generateContainerConfig), as pure functions: environment with the downward
 // API and $(VAR) expansion, resources → CPU shares / CFS quota / memory limit /
 // OOM score by QoS class, mounts, security context, log path.
+import { metadataField } from '../pod-model/field-path.js';
 import type { Container, EnvVar, Pod } from '../pod-model/pod-types.js';
 import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount } from '../cri/types.js';
 import { parseQuantity } from '../config/values/quantity.js';
@@ -97,17 +98,9 @@ export class ContainerConfigError extends Error {
 }
 
 function fieldRef(pod: Pod, path: string, facts: PodRuntimeFacts): string {
-  const label = /^metadata\.labels\['(.+)'\]$/.exec(path);
-  if (label) return pod.metadata.labels[label[1]!] ?? '';
-  const ann = /^metadata\.annotations\['(.+)'\]$/.exec(path);
-  if (ann) return pod.metadata.annotations[ann[1]!] ?? '';
+  const own = metadataField(pod, path);
+  if (own !== undefined) return own;
   switch (path) {
-    case 'metadata.name':
-      return pod.metadata.name;
-    case 'metadata.namespace':
-      return pod.metadata.namespace;
-    case 'metadata.uid':
-      return pod.metadata.uid;
     case 'spec.nodeName':
       return facts.nodeName;
     case 'spec.serviceAccountName':

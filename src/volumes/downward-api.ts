@@ -4,6 +4,7 @@
 // Each sync sets the volume up again, so a label or annotation change in the
 // manifest reaches the files; unchanged content is not rewritten. The content
 // (`downwardApiPayload`, `formatMap`) is pure.
+import { metadataField } from '../pod-model/field-path.js';
 import type { Pod, Volume } from '../pod-model/pod-types.js';
 import { parseQuantity } from '../config/values/quantity.js';
 import { writeAtomically, type FileProjection } from './atomic-writer.js';
@@ -37,18 +38,10 @@ export function formatMap(m: Readonly<Record<string, string>>): string {
     .join('\n');
 }
 
-const SUBSCRIPT = /^metadata\.(labels|annotations)\['(.+)'\]$/s;
-
 function fieldValue(pod: Pod, path: string): string {
-  const sub = SUBSCRIPT.exec(path);
-  if (sub) return (sub[1] === 'labels' ? pod.metadata.labels : pod.metadata.annotations)[sub[2]!] ?? '';
+  const own = metadataField(pod, path);
+  if (own !== undefined) return own;
   switch (path) {
-    case 'metadata.name':
-      return pod.metadata.name;
-    case 'metadata.namespace':
-      return pod.metadata.namespace;
-    case 'metadata.uid':
-      return pod.metadata.uid;
     case 'metadata.labels':
       return formatMap(pod.metadata.labels);
     case 'metadata.annotations':
