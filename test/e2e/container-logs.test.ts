@@ -6,14 +6,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
-import { container, createNode, criClient, holds, pod, podUid, POD_LOGS, running, waitFor, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { describe, expect, it } from 'vitest';
+import { container, holds, pod, podUid, POD_LOGS, running, waitFor, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`container log e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('container log');
 
 const MAX_FILES = 3;
 /** About 1.5 KB of log a second: well over the 1 KiB limit at every 10 s check. */
@@ -21,27 +18,15 @@ const CHATTY = ['sh', '-c', "trap 'exit 0' TERM; n=0; while true; do for i in 1 
 const ROTATED = /^0\.log\.(\d{8}-\d{6})(\.gz)?$/;
 
 describe.skipIf(skip)('container log rotation on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
 
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    await node?.dispose();
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
-
   it('rotates at the size limit, keeps at most max files with older ones gzipped, and the runtime writes the new file', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('chatty.yaml', pod('chatty', [container('talk', CHATTY)]));
     const agent = await node.start(['--container-log-max-size=1Ki', `--container-log-max-files=${MAX_FILES}`]);
     const uid = await podUid(agent, 'chatty');
-    await running(cri, uid, 'talk', 20_000, agent);
+    await running(env.cri, uid, 'talk', 20_000, agent);
     const dir = join(POD_LOGS, `default_chatty-e2e-node_${uid}`, 'talk');
 
     // Every rotation seen, while never more than MAX_FILES files are there.
@@ -74,6 +59,6 @@ describe.skipIf(skip)('container log rotation on a real containerd', () => {
     const size = statSync(join(dir, '0.log')).size;
     await waitFor('the live log grows', 5_000, () => statSync(join(dir, '0.log')).size > size, agent);
     // The container itself was never restarted for this.
-    await holds('the same container keeps running', 1_000, async () => (await running(cri, uid, 'talk', 1_000)).restartCount === 0, agent);
+    await holds('the same container keeps running', 1_000, async () => (await running(env.cri, uid, 'talk', 1_000)).restartCount === 0, agent);
   }, 75_000);
 });

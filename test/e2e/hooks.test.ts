@@ -9,14 +9,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
-import { container, createNode, criClient, field, logLine, pod, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { container, field, logLine, pod, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`hook e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('hook');
 
 const read = (path: string): string | undefined => {
   try {
@@ -27,21 +24,10 @@ const read = (path: string): string | undefined => {
 };
 
 describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
   let dir: string;
   let server: Server | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await node?.dispose();
@@ -69,7 +55,7 @@ describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('hooked.yaml', pod('hooked', [
       container('exec', noteTerm, {
         ...mount,
@@ -82,7 +68,7 @@ describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
     ], { ...volume(host), terminationGracePeriodSeconds: 6 }));
     const agent = await node.start();
     const uid = await podUid(agent, 'hooked');
-    await running(cri, uid, 'exec', 20_000, agent);
+    await running(env.cri, uid, 'exec', 20_000, agent);
     await waitFor('postStart wrote its line', 10_000, () => read(join(host, 'log')) === 'poststart\n', agent);
     await waitFor('the httpGet postStart reached the server', 10_000, () => seen.includes('/poststart'), agent);
 
@@ -99,11 +85,11 @@ describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
 
   it('a pod removed while the agent was down still gets its preStop (from the container record)', async () => {
     const host = hooksDir();
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('left.yaml', pod('left', [container('main', noteTerm, { ...mount, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo prestop >> /hooks/log'] } } } })], volume(host)));
     const first = await node.start();
     const uid = await podUid(first, 'left');
-    await running(cri, uid, 'main', 20_000, first);
+    await running(env.cri, uid, 'main', 20_000, first);
     first.kill('SIGTERM');
     await first.waitForExit(15_000);
     // Stopped on its own, the agent leaves its pods running; the manifest goes meanwhile.
@@ -114,7 +100,7 @@ describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
   }, 90_000);
 
   it('a failing postStart kills the container (FailedPostStartHook, PostStartHookError) and it restarts', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('badhook.yaml', pod('badhook', [container('main', undefined, { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo no luck; exit 3'] } } } })]));
     const agent = await node.start();
     const uid = await podUid(agent, 'badhook');
@@ -123,6 +109,6 @@ describe.skipIf(skip)('lifecycle hooks on a real containerd', () => {
     await waitForLineAfter(agent, logLine('Container is waiting', { pod: staticName('badhook'), container: 'main', reason: 'PostStartHookError' }), { timeoutMs: 10_000 });
     // Killed, then started again per restartPolicy Always.
     await waitForLineAfter(agent, logLine('Started container', { pod: staticName('badhook'), container: 'main', restartCount: 1 }), { timeoutMs: 30_000 });
-    await waitFor('a restarted instance', 10_000, async () => (await cri.listContainers({})).filter((c) => c.labels['io.platform.pod.uid'] === uid).length >= 2, agent);
+    await waitFor('a restarted instance', 10_000, async () => (await env.cri.listContainers({})).filter((c) => c.labels['io.platform.pod.uid'] === uid).length >= 2, agent);
   }, 90_000);
 });

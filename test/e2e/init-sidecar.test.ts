@@ -10,12 +10,9 @@
 // appends what it does to a file in a hostPath directory the test reads.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { describe, expect, it } from 'vitest';
 import {
   container,
-  createNode,
-  criClient,
   field,
   holds,
   linesMatching,
@@ -30,11 +27,9 @@ import {
   waitForLineAfter,
   type Node,
 } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`init and sidecar e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('init and sidecar');
 
 const SIDECARS = '--feature-gates=SidecarContainers=true';
 
@@ -60,26 +55,11 @@ const lines = (dir: string): string[] => {
 };
 
 describe.skipIf(skip)('init and sidecar containers on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
 
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
-
-  afterEach(async () => {
-    await node?.dispose();
-  }, 30_000);
-
   it('runs init containers in order before the app; a failing one fails a Never pod and crash-loops under Always; sidecars start in order and stop after the app, last-to-first', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     const dirs = { order: join(node.dir, 'order'), never: join(node.dir, 'never'), always: join(node.dir, 'always'), side: join(node.dir, 'side'), job: join(node.dir, 'job'), flaky: join(node.dir, 'flaky') };
     node.writeManifest('order.yaml', withOut('order', dirs.order, [container('app', service('app'))], { initContainers: [container('i1', once('i1')), container('i2', once('i2'))] }));
     node.writeManifest('never.yaml', withOut('never', dirs.never, [container('app', service('app'))], { restartPolicy: 'Never', initContainers: [container('bad', once('bad', 3)), container('after', once('after'))] }));
@@ -100,7 +80,7 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     await waitFor('order: i1 i2 app', 20_000, () => lines(dirs.order).length >= 3, agent);
     expect(lines(dirs.order)).toEqual(['i1', 'i2', 'app start']);
     const orderUid = await podUid(agent, 'order');
-    const cs = await podContainers(cri, orderUid);
+    const cs = await podContainers(env.cri, orderUid);
     const byName = new Map(cs.map((c) => [c.name, c]));
     expect(byName.get('i1')).toMatchObject({ state: 'EXITED', exitCode: 0 });
     expect(byName.get('i2')!.startedAt).toBeGreaterThanOrEqual(byName.get('i1')!.finishedAt);
@@ -110,7 +90,7 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     // Never: the failed init container fails the pod; neither the next init container nor the app ever runs.
     await phase(agent, 'never', 'Failed', { timeoutMs: 20_000 });
     const neverUid = await podUid(agent, 'never');
-    expect((await podContainers(cri, neverUid)).map((c) => [c.name, c.state, c.exitCode])).toEqual([['bad', 'EXITED', 3]]);
+    expect((await podContainers(env.cri, neverUid)).map((c) => [c.name, c.state, c.exitCode])).toEqual([['bad', 'EXITED', 3]]);
 
     // Always: the failing init container is restarted, then held back by the crash-loop back-off; the app waits.
     await waitForLineAfter(agent, logLine('Started container', { pod: staticName('always'), container: 'bad', restartCount: 1 }), { timeoutMs: 20_000 });
@@ -125,19 +105,19 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     expect(lines(dirs.side)).toEqual(['s1 start', 's2 start', 'i3', 'app start']);
     await phase(agent, 'side', 'Running', { timeoutMs: 10_000 });
     const sideUid = await podUid(agent, 'side');
-    expect((await podContainers(cri, sideUid)).filter((c) => c.state === 'RUNNING').map((c) => c.name).sort()).toEqual(['app', 's1', 's2']);
+    expect((await podContainers(env.cri, sideUid)).filter((c) => c.state === 'RUNNING').map((c) => c.name).sort()).toEqual(['app', 's1', 's2']);
 
     // The job: the app ran after its sidecar started and finished; the sidecar is stopped and the pod Succeeded.
     await phase(agent, 'job', 'Succeeded', { timeoutMs: 20_000 });
     expect(lines(dirs.job)).toEqual(['s start', 'app done', 's stop']);
     const jobUid = await podUid(agent, 'job');
-    expect((await podContainers(cri, jobUid)).map((c) => [c.name, c.state]).sort()).toEqual([['app', 'EXITED'], ['s', 'EXITED']]);
+    expect((await podContainers(env.cri, jobUid)).map((c) => [c.name, c.state]).sort()).toEqual([['app', 'EXITED'], ['s', 'EXITED']]);
 
     // The flaky sidecar: restarted after it exits; the app started once and still runs.
     await waitForLineAfter(agent, logLine('Started container', { pod: staticName('flaky'), container: 's', restartCount: 1 }), { timeoutMs: 20_000 });
     const flakyUid = await podUid(agent, 'flaky');
     expect(linesMatching(agent, logLine('Started container', { pod: staticName('flaky'), container: 'app' }))).toHaveLength(1);
-    expect((await podContainers(cri, flakyUid)).filter((c) => c.name === 'app').map((c) => c.state)).toEqual(['RUNNING']);
+    expect((await podContainers(env.cri, flakyUid)).filter((c) => c.name === 'app').map((c) => c.state)).toEqual(['RUNNING']);
 
     // Removed: the app stops first, then s2, then s1.
     node.removeManifest('side.yaml');
@@ -146,17 +126,17 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
   }, 90_000);
 
   it('a restarted agent does not run completed init containers again, even when their exited instances are gone', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     const dir = join(node.dir, 'inits');
     node.writeManifest('inits.yaml', withOut('inits', dir, [container('app', service('app'))], { initContainers: [container('i1', once('i1')), container('i2', once('i2'))] }));
     const first = await node.start();
     const uid = await podUid(first, 'inits');
-    const app = await running(cri, uid, 'app', 20_000, first);
+    const app = await running(env.cri, uid, 'app', 20_000, first);
     await phase(first, 'inits', 'Running', { timeoutMs: 10_000 });
     first.kill('SIGTERM');
     await first.waitForExit(15_000);
     // The agent stopped on its own leaves the pod running.
-    expect((await podContainers(cri, uid)).find((c) => c.id === app.id)?.state).toBe('RUNNING');
+    expect((await podContainers(env.cri, uid)).find((c) => c.id === app.id)?.state).toBe('RUNNING');
 
     // Restarted with the exited init instances still there.
     const second = await node.start();
@@ -167,12 +147,12 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     await second.waitForExit(15_000);
 
     // Restarted once more after the exited instances were removed (as a garbage collection would): the running app still says init is done.
-    for (const c of await podContainers(cri, uid)) if (c.name !== 'app') await cri.removeContainer(c.id);
+    for (const c of await podContainers(env.cri, uid)) if (c.name !== 'app') await env.cri.removeContainer(c.id);
     const third = await node.start();
     await phase(third, 'inits', 'Running', { timeoutMs: 15_000 });
     await holds('no init container re-run with its instances gone', 6_000, () => lines(dir).join(',') === 'i1,i2,app start', third, 500);
     expect(linesMatching(third, logLine('Started container'))).toEqual([]);
-    const now = await podContainers(cri, uid);
+    const now = await podContainers(env.cri, uid);
     expect(now.map((c) => [c.id, c.state])).toEqual([[app.id, 'RUNNING']]);
 
     // An edited init container in the running pod does not re-run init (as the kubelet): the app keeps running untouched.
@@ -180,6 +160,6 @@ describe.skipIf(skip)('init and sidecar containers on a real containerd', () => 
     await waitForLineAfter(third, logLine('Pod changed', { pod: staticName('inits') }), { timeoutMs: 10_000 });
     await holds('no init container re-run after an edit of one', 6_000, () => lines(dir).join(',') === 'i1,i2,app start', third, 500);
     expect(linesMatching(third, logLine('Started container'))).toEqual([]);
-    expect((await podContainers(cri, uid)).map((c) => [c.id, c.state])).toEqual([[app.id, 'RUNNING']]);
+    expect((await podContainers(env.cri, uid)).map((c) => [c.id, c.state])).toEqual([[app.id, 'RUNNING']]);
   }, 90_000);
 });

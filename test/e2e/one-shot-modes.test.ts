@@ -4,49 +4,34 @@
 // one's kill and restart, the missing one's sandbox and start, and the runtime
 // is left exactly as it was) and `--runonce` (its exit code: 0 once every pod
 // runs — init containers done, readiness probes passed — and 1 when a pod fails).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runAgentProcess } from '../helpers/agent-process.js';
-import { cleanRuntime, container, createNode, criClient, pod, podContainers, podUid, running, SLEEP_FOREVER, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { cleanRuntime, container, pod, podContainers, podUid, running, SLEEP_FOREVER, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`one-shot mode e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('one-shot mode');
 
 describe.skipIf(skip)('--print-plan and --runonce on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
 
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
   afterEach(async () => {
-    await node?.dispose();
-    await cleanRuntime(cri);
+    await cleanRuntime(env.cri);
   }, 60_000);
 
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
-
   it('prints the plan for a pod that is running, one whose spec changed and one that is missing, and changes nothing', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('steady.yaml', pod('steady', [container('main')]));
     node.writeManifest('edited.yaml', pod('edited', [container('main')]));
     const agent = await node.start();
     const [steady, edited] = [await podUid(agent, 'steady'), await podUid(agent, 'edited')];
-    await Promise.all([running(cri, steady, 'main', 30_000, agent), running(cri, edited, 'main', 30_000, agent)]);
+    await Promise.all([running(env.cri, steady, 'main', 30_000, agent), running(env.cri, edited, 'main', 30_000, agent)]);
     agent.kill('SIGTERM');
     expect((await agent.waitForExit(20_000)).code).toBe(0);
 
     node.writeManifest('edited.yaml', pod('edited', [container('main', ['sh', '-c', `echo changed; ${SLEEP_FOREVER[2]}`])]));
     node.writeManifest('missing.yaml', pod('missing', [container('main')]));
-    const before = JSON.stringify((await cri.listContainers()).map((c) => [c.id, c.state]).sort());
+    const before = JSON.stringify((await env.cri.listContainers()).map((c) => [c.id, c.state]).sort());
     const run = await runAgentProcess([...(await node.args()), '--print-plan'], { timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const block = (name: string): string => {
@@ -61,7 +46,7 @@ describe.skipIf(skip)('--print-plan and --runonce on a real containerd', () => {
     );
     expect(block('missing')).toMatch(/^pod default\/missing-e2e-node \(uid [0-9a-f]+, from --pod-manifest-path\): to start\n {2}- create sandbox \(attempt 0\)\n {2}- start container main\n$/);
     expect(run.stdout).toMatch(/^Summary: 1 to start, 1 to change, 1 in sync\. Nothing was changed\.$/m);
-    expect(JSON.stringify((await cri.listContainers()).map((c) => [c.id, c.state]).sort())).toBe(before);
+    expect(JSON.stringify((await env.cri.listContainers()).map((c) => [c.id, c.state]).sort())).toBe(before);
   }, 120_000);
 
   const results = (out: string): Map<string, { result: string; detail: string }> =>
@@ -74,7 +59,7 @@ describe.skipIf(skip)('--print-plan and --runonce on a real containerd', () => {
     );
 
   it('--runonce exits 0 once every pod runs: init containers done first, readiness probes passed', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('inited.yaml', pod('inited', [container('main', ['sh', '-c', `test -f /shared/setup && sleep 2 && touch /tmp/ready; ${SLEEP_FOREVER[2]}`], {
       readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1 },
       volumeMounts: [{ name: 'shared', mountPath: '/shared' }],
@@ -89,14 +74,14 @@ describe.skipIf(skip)('--print-plan and --runonce on a real containerd', () => {
     expect(r.get('default/inited-e2e-node')).toEqual({ result: 'running', detail: '1 running, ready' });
     expect(r.get('default/plain-e2e-node')).toEqual({ result: 'running', detail: '1 running' });
     // The init container ran to success before the app container started, which found its file.
-    const uid = [...(await cri.listPodSandbox({}))].find((s) => s.metadata.name === 'inited-e2e-node')!.metadata.uid;
-    const cs = await podContainers(cri, uid);
+    const uid = [...(await env.cri.listPodSandbox({}))].find((s) => s.metadata.name === 'inited-e2e-node')!.metadata.uid;
+    const cs = await podContainers(env.cri, uid);
     expect(cs.find((c) => c.name === 'setup')).toMatchObject({ state: 'EXITED', exitCode: 0 });
     expect(cs.find((c) => c.name === 'main')).toMatchObject({ state: 'RUNNING' });
   }, 120_000);
 
   it('--runonce exits 1 when a pod fails, naming it and its exit code', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('ok.yaml', pod('ok', [container('main')]));
     node.writeManifest('broken.yaml', pod('broken', [container('main', ['sh', '-c', 'exit 3'])], { restartPolicy: 'Never' }));
     const run = await runAgentProcess([...(await node.args()), '--logging-format=json', '--runonce'], { timeoutMs: 90_000 });

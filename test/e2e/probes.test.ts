@@ -9,15 +9,12 @@
 // themselves are read from the agent's "Probe result changed" lines.
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadHealth } from '../../src/probes/grpc.js';
-import { container, createNode, criClient, field, linesMatching, logLine, pod, podUid, running, staticName, waitForLineAfter, holds, latest, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { container, field, linesMatching, logLine, pod, podUid, running, staticName, waitForLineAfter, holds, latest, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`probe e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('probe');
 
 /** A verdict line of the prober. */
 const verdict = (name: string, probeType: string, result: string) => logLine('Probe result changed', { pod: staticName(name), probeType, result });
@@ -51,23 +48,11 @@ async function flippingGrpc(): Promise<{ port: number; set(status: number): void
 }
 
 describe.skipIf(skip)('probes on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
   const closers: Array<() => void> = [];
 
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
-
   afterEach(async () => {
-    await node?.dispose();
     for (const c of closers.splice(0)) c();
   }, 30_000);
 
@@ -81,7 +66,7 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     const grpc = await flippingGrpc();
     closers.push(grpc.close);
 
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('exec.yaml', pod('live-exec', [container('main', undefined, { livenessProbe: { exec: { command: ['sh', '-c', 'test ! -f /tmp/broken'] }, ...quick } })]));
     node.writeManifest('http.yaml', pod('live-http', [container('main', undefined, { livenessProbe: { httpGet: { port: http.port, path: '/healthz' }, ...quick } })]));
     node.writeManifest('tcp.yaml', pod('live-tcp', [container('main', undefined, { livenessProbe: { tcpSocket: { port: tcpPort }, ...quick } })]));
@@ -89,29 +74,29 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     const agent = await node.start();
     const names = ['live-exec', 'live-http', 'live-tcp', 'live-grpc'];
     const uids = await Promise.all(names.map((n) => podUid(agent, n)));
-    const first = await Promise.all(uids.map((u) => running(cri, u, 'main', 20_000, agent)));
+    const first = await Promise.all(uids.map((u) => running(env.cri, u, 'main', 20_000, agent)));
     // Healthy: probed every second and left alone.
-    await holds('healthy containers are not restarted', 3_000, async () => (await Promise.all(uids.map((u) => latest(cri, u, 'main')))).every((c, i) => c?.id === first[i]!.id), agent, 500);
+    await holds('healthy containers are not restarted', 3_000, async () => (await Promise.all(uids.map((u) => latest(env.cri, u, 'main')))).every((c, i) => c?.id === first[i]!.id), agent, 500);
     expect(linesMatching(agent, logLine('Probe failed'))).toEqual([]);
 
     // Every handler fails at once.
-    await cri.execSync(first[0]!.id, ['touch', '/tmp/broken'], 5);
+    await env.cri.execSync(first[0]!.id, ['touch', '/tmp/broken'], 5);
     http.set(500);
     tcp.close();
     grpc.set(2);
     for (const n of names) await waitForLineAfter(agent, verdict(n, 'liveness', 'failure'), { timeoutMs: 10_000 });
     // The pod wing kills the failed instance and starts a new one (restartPolicy Always).
-    await Promise.all(uids.map((u, i) => running(cri, u, 'main', 30_000, agent, (c) => c.id !== first[i]!.id && c.restartCount >= 1)));
+    await Promise.all(uids.map((u, i) => running(env.cri, u, 'main', 30_000, agent, (c) => c.id !== first[i]!.id && c.restartCount >= 1)));
   }, 120_000);
 
   it('readiness flips both ways: the verdict follows the server, and never restarts the container', async () => {
     const http = await flippingHttp();
     closers.push(() => http.server.close());
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('ready.yaml', pod('ready', [container('main', undefined, { readinessProbe: { httpGet: { port: http.port, path: '/ready' }, periodSeconds: 1, failureThreshold: 1 } })]));
     const agent = await node.start();
     const uid = await podUid(agent, 'ready');
-    const c = await running(cri, uid, 'main', 20_000, agent);
+    const c = await running(env.cri, uid, 'main', 20_000, agent);
     const readiness = (ready: boolean) => (l: string) => logLine('Pod readiness changed', { pod: staticName('ready') })(l) && field(l, 'ready') === String(ready);
     await waitForLineAfter(agent, verdict('ready', 'readiness', 'success'), { timeoutMs: 10_000 });
     await waitForLineAfter(agent, readiness(true), { timeoutMs: 10_000 });
@@ -126,11 +111,11 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     await waitForLineAfter(agent, verdict('ready', 'readiness', 'success'), { after: mark2, timeoutMs: 10_000 });
     await waitForLineAfter(agent, readiness(true), { after: mark2, timeoutMs: 10_000 });
     // Readiness never restarts a container.
-    expect((await latest(cri, uid, 'main'))?.id).toBe(c.id);
+    expect((await latest(env.cri, uid, 'main'))?.id).toBe(c.id);
   }, 60_000);
 
   it('a startup probe holds liveness back until it passes', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     node.writeManifest('slow.yaml', pod('slow', [
       container('main', undefined, {
         startupProbe: { exec: { command: ['test', '-f', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 120 },
@@ -139,17 +124,17 @@ describe.skipIf(skip)('probes on a real containerd', () => {
     ]));
     const agent = await node.start();
     const uid = await podUid(agent, 'slow');
-    const c = await running(cri, uid, 'main', 20_000, agent);
+    const c = await running(env.cri, uid, 'main', 20_000, agent);
     // Liveness would fail at once; while the startup probe fails it is not run at all.
-    await holds('liveness held back while the startup probe fails', 4_000, async () => (await latest(cri, uid, 'main'))?.id === c.id, agent, 500);
+    await holds('liveness held back while the startup probe fails', 4_000, async () => (await latest(env.cri, uid, 'main'))?.id === c.id, agent, 500);
     expect(linesMatching(agent, (l) => logLine('Probe failed', { pod: staticName('slow'), probeType: 'liveness' })(l))).toEqual([]);
     expect(linesMatching(agent, logLine('Probe failed', { pod: staticName('slow'), probeType: 'startup' })).length).toBeGreaterThan(0);
 
-    await cri.execSync(c.id, ['touch', '/tmp/started'], 5);
+    await env.cri.execSync(c.id, ['touch', '/tmp/started'], 5);
     await waitForLineAfter(agent, verdict('slow', 'startup', 'success'), { timeoutMs: 10_000 });
     await waitForLineAfter(agent, verdict('slow', 'liveness', 'failure'), { timeoutMs: 10_000 });
     // Then the liveness failure restarts it.
-    await running(cri, uid, 'main', 30_000, agent, (x) => x.id !== c.id);
+    await running(env.cri, uid, 'main', 30_000, agent, (x) => x.id !== c.id);
   }, 90_000);
 });
 

@@ -7,14 +7,11 @@
 // every pod at once.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
-import { container, createNode, criClient, field, logLine, pod, podSandboxes, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { container, createNode, field, logLine, pod, podSandboxes, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 import type { AgentDaemon } from '../helpers/agent-daemon.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`security e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('security');
 
 const PIDS_LIMIT = 24;
 /** Where the pod cgroups' pids controller is: cgroups v1 (these machines) or the unified v2 hierarchy. */
@@ -24,22 +21,19 @@ const PIDS_CGROUP = existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/c
 const CAP_EFF = ['sh', '-c', "grep CapEff /proc/1/status | cut -f2"];
 
 describe.skipIf(skip)('security settings on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
   let agent: AgentDaemon;
   const uids = new Map<string, string>();
 
   const exec = async (podName: string, name: string, cmd: string[]) => {
-    const c = await running(cri, uids.get(podName)!, name, 20_000, agent);
-    const r = await cri.execSync(c.id, cmd, 10);
+    const c = await running(env.cri, uids.get(podName)!, name, 20_000, agent);
+    const r = await env.cri.execSync(c.id, cmd, 10);
     return { code: r.exitCode, out: r.stdout.toString().trim(), err: r.stderr.toString().trim() };
   };
 
   beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-    node = createNode(rt, cri);
+    node = createNode(env.rt, env.cri);
     const sysctls = (list: Array<[string, string]>) => ({ securityContext: { sysctls: list.map(([name, value]) => ({ name, value })) } });
     // Sysctls of the IPC namespace: these pods run on the host network (but have their own IPC namespace).
     node.writeManifest('sysctl-ok.yaml', pod('sysctl-ok', [container('main')], { ...sysctls([['kernel.shm_rmid_forced', '1'], ['kernel.msgmax', '12345']]) }));
@@ -65,9 +59,7 @@ describe.skipIf(skip)('security settings on a real containerd', () => {
 
   afterAll(async () => {
     await node?.dispose();
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
+  }, 60_000);
 
   it('an allowed unsafe sysctl and a safe one are set in the pod; the container sees them in /proc/sys', async () => {
     expect((await exec('sysctl-ok', 'main', ['cat', '/proc/sys/kernel/msgmax'])).out).toBe('12345');
@@ -82,15 +74,15 @@ describe.skipIf(skip)('security settings on a real containerd', () => {
     expect(field(hostnet, 'reason')).toBe('SysctlForbidden');
     expect(field(hostnet, 'message')).toBe('forbidden sysctl: "net.ipv4.tcp_syncookies" not allowed with host net enabled');
     // Rejected pods never start: no sandbox, while the allowed pod runs.
-    await running(cri, uids.get('sysctl-ok')!, 'main', 20_000, agent);
-    expect(await podSandboxes(cri, uids.get('sysctl-unsafe')!)).toEqual([]);
-    expect(await podSandboxes(cri, uids.get('sysctl-hostnet')!)).toEqual([]);
+    await running(env.cri, uids.get('sysctl-ok')!, 'main', 20_000, agent);
+    expect(await podSandboxes(env.cri, uids.get('sysctl-unsafe')!)).toEqual([]);
+    expect(await podSandboxes(env.cri, uids.get('sysctl-hostnet')!)).toEqual([]);
   }, 30_000);
 
   it('runAsNonRoot on an image that runs as root: CreateContainerConfigError with the kubelet\'s message, nothing created', async () => {
     const line = await waitForLineAfter(agent, logLine('Container is waiting', { pod: staticName('nonroot'), container: 'main', reason: 'CreateContainerConfigError' }), { timeoutMs: 20_000 });
     expect(field(line, 'message')).toBe(`container has runAsNonRoot and image will run as root (pod: "nonroot-e2e-node_default(${uids.get('nonroot')})", container: main)`);
-    expect(await cri.listContainers({ labelSelector: { 'io.platform.pod.uid': uids.get('nonroot')! } })).toEqual([]);
+    expect(await env.cri.listContainers({ labelSelector: { 'io.platform.pod.uid': uids.get('nonroot')! } })).toEqual([]);
   }, 30_000);
 
   it('runAsNonRoot with runAsUser 1000 runs as that user, with its group and the pod\'s groups', async () => {
@@ -124,7 +116,7 @@ describe.skipIf(skip)('security settings on a real containerd', () => {
   it('--pod-max-pids: the pod cgroup has the limit, the containers are in it, a fork beyond it fails, and it goes with the pod', async () => {
     const uid = uids.get('pids')!;
     const dir = `${PIDS_CGROUP}/pod${uid}`;
-    await running(cri, uid, 'main', 20_000, agent);
+    await running(env.cri, uid, 'main', 20_000, agent);
     expect(readFileSync(`${dir}/pids.max`, 'utf8').trim()).toBe(String(PIDS_LIMIT));
     // The sandbox and the container have their cgroups below the pod's.
     expect(readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).length).toBeGreaterThanOrEqual(2);

@@ -10,15 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CriRuntime } from '../../src/cri/grpc-client.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { mountsUnder } from '../../src/volumes/mounter.js';
-import { SLEEP_FOREVER, container, createNode, criClient, field, logLine, pod, podSandboxes, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './helpers/local-runtime.js';
+import { SLEEP_FOREVER, container, field, logLine, pod, podSandboxes, podUid, running, staticName, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
-const unavailable = localRuntimeUnavailable();
-const skip = unavailable !== undefined && !process.env['CI'];
-if (skip) console.warn(`volume e2e tests skipped: ${unavailable}`);
+const skip = skipWithoutRuntime('volume');
 
 /** A shell loop that keeps running and exits at once on SIGTERM, after `script`. */
 const thenSleep = (script: string): string[] => ['sh', '-c', `${script}; trap 'exit 0' TERM; while true; do sleep 1 & wait; done`];
@@ -29,20 +26,9 @@ const readOr = (p: string): string | undefined => {
 };
 
 describe.skipIf(skip)('volumes on a real containerd', () => {
-  let rt: LocalRuntime;
-  let cri: CriRuntime;
+  const env = useRuntime();
   let node: Node;
   let socket: Server | undefined;
-
-  beforeAll(async () => {
-    rt = await startLocalRuntime();
-    cri = await criClient(rt);
-  }, 90_000);
-
-  afterAll(async () => {
-    cri?.close();
-    await rt?.stop();
-  }, 90_000);
 
   afterEach(async () => {
     await new Promise<void>((r) => (socket ? socket.close(() => r()) : r()));
@@ -55,7 +41,7 @@ describe.skipIf(skip)('volumes on a real containerd', () => {
   }, 60_000);
 
   it('hostPath: every type check passes for a pod that runs, fails with the kubelet message for pods that wait (no sandbox), and a fixed path is picked up; a configMap pod waits too', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     const h = join(node.dir, 'host');
     const out = join(node.dir, 'out');
     mkdirSync(join(h, 'dir'), { recursive: true });
@@ -85,30 +71,30 @@ describe.skipIf(skip)('volumes on a real containerd', () => {
     const agent = await node.start();
 
     const okUid = await podUid(agent, 'hp-ok');
-    await running(cri, okUid, 'main', 20_000, agent);
+    await running(env.cri, okUid, 'main', 20_000, agent);
     expect(await waitFor('hp-ok saw every hostPath type', 15_000, () => readOr(join(out, 'hp-ok')), agent)).toBe('ok\n');
     expect(readFileSync(join(h, 'made.txt'), 'utf8')).toBe('');
 
     for (const [name, path, , why] of failing) {
       const line = await waitForLineAfter(agent, logLine('MountVolume.SetUp failed', { pod: staticName(name), volume: 'v', kind: 'hostPath' }), { timeoutMs: 15_000 });
       expect(field(line, 'err')).toBe(`hostPath type check failed: ${path} ${why}`);
-      expect(await podSandboxes(cri, await podUid(agent, name))).toEqual([]);
+      expect(await podSandboxes(env.cri, await podUid(agent, name))).toEqual([]);
     }
     const cm = await waitForLineAfter(agent, logLine('volume "cfg" (configMap) cannot be served by a standalone agent: no API server', { pod: staticName('cm'), volume: 'cfg', kind: 'configMap' }), { timeoutMs: 15_000 });
     expect(cm).toMatch(/^W/);
     const sync = await waitForLineAfter(agent, (l) => logLine('Error syncing pod, skipping', { pod: staticName('cm') })(l), { timeoutMs: 15_000 });
     expect(field(sync, 'err')).toContain('configMap volumes cannot be served by a standalone agent: no API server');
-    expect(await podSandboxes(cri, await podUid(agent, 'cm'))).toEqual([]);
+    expect(await podSandboxes(env.cri, await podUid(agent, 'cm'))).toEqual([]);
 
     // The sync retries a waiting pod: once the directory exists, hp-dir starts.
     mkdirSync(join(h, 'later'));
-    await running(cri, await podUid(agent, 'hp-dir'), 'main', 25_000, agent);
+    await running(env.cri, await podUid(agent, 'hp-dir'), 'main', 25_000, agent);
     // Still waiting, still no sandbox: the configMap pod.
-    expect(await podSandboxes(cri, await podUid(agent, 'cm'))).toEqual([]);
+    expect(await podSandboxes(env.cri, await podUid(agent, 'cm'))).toEqual([]);
   }, 90_000);
 
   it('emptyDir on disk shared by two containers and in memory with its size; downward API files refreshed after a label change; nothing left once the pods are gone', async () => {
-    node = createNode(rt, cri);
+    node = env.newNode();
     const out = join(node.dir, 'out');
     const outVolume = { name: 'out', hostPath: { path: out, type: 'DirectoryOrCreate' } };
     node.writeManifest('shared.yaml', pod('shared', [
@@ -152,11 +138,11 @@ describe.skipIf(skip)('volumes on a real containerd', () => {
     const d = join(out, 'dapi');
     expect(await waitFor('downward API labels', 20_000, () => readOr(join(d, 'labels')), agent)).toBe('app="web"\ntier="one"');
     expect([readOr(join(d, 'name')), readOr(join(d, 'cpu')), readOr(join(d, 'mem'))]).toEqual([`dapi-e2e-node`, '250', '64']);
-    const started = (await running(cri, dapiUid, 'main', 5_000, agent)).id;
+    const started = (await running(env.cri, dapiUid, 'main', 5_000, agent)).id;
     node.writeManifest('dapi.yaml', dapi('two'));
     expect(await waitFor('labels refreshed', 20_000, () => readOr(join(d, 'labels')) === 'app="web"\ntier="two"', agent)).toBe(true);
     // A label change does not restart the container.
-    expect((await running(cri, dapiUid, 'main', 5_000, agent)).id).toBe(started);
+    expect((await running(env.cri, dapiUid, 'main', 5_000, agent)).id).toBe(started);
 
     // Removed: torn down, unmounted, the pods' directories gone.
     node.removeManifest('shared.yaml');

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { CriRuntime } from '../../../src/cri/grpc-client.js';
 import { freePort, type AgentDaemon } from '../../helpers/agent-daemon.js';
 import { timedGet } from './process-health.js';
-import { afterAll, beforeAll } from 'vitest';
-import { container, criClient, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
-import { localRuntimeUnavailable, startLocalRuntime, type LocalRuntime } from './local-runtime.js';
+import { container, field, linesMatching, logLine, pod, podContainers, podUid, running, staticName, waitForLineAfter, type Node } from './agent-node.js';
+import { skipWithoutRuntime as skipUnlessRuntime, useRuntime } from './e2e-env.js';
+import type { LocalRuntime } from './local-runtime.js';
 
 // ---------------------------------------------------------------- matchers
 
@@ -253,30 +253,8 @@ export function reasonFor(agent: AgentDaemon, path: string, after = 0): string {
   return line.slice(line.indexOf('] ') + 2).split(path).join('<path>');
 }
 
-/**
- * The private containerd and CRI client of a describe block: started in its
- * beforeAll, stopped in its afterAll. Read `rt` and `cri` inside tests only.
- */
-export function sharedRuntime(): { readonly rt: LocalRuntime; readonly cri: CriRuntime } {
-  const env = {} as { rt: LocalRuntime; cri: CriRuntime };
-  beforeAll(async () => {
-    env.rt = await startLocalRuntime();
-    env.cri = await criClient(env.rt);
-  }, 90_000);
-  afterAll(async () => {
-    env.cri?.close();
-    await env.rt?.stop();
-  }, 90_000);
-  return env;
-}
+/** The private containerd and CRI client of a describe block (e2e-env.ts). Read `rt` and `cri` inside tests only. */
+export const sharedRuntime = (): { readonly rt: LocalRuntime; readonly cri: CriRuntime } => useRuntime();
 
-/**
- * Whether a source-fault e2e file skips itself: only outside CI, when this
- * machine cannot run the private containerd (CI must fail instead).
- */
-export function skipWithoutRuntime(): boolean {
-  const unavailable = localRuntimeUnavailable();
-  const skip = unavailable !== undefined && !process.env['CI'];
-  if (skip) console.warn(`pod source fault e2e tests skipped: ${unavailable}`);
-  return skip;
-}
+/** Whether a source-fault e2e file skips itself (e2e-env.ts). */
+export const skipWithoutRuntime = (): boolean => skipUnlessRuntime('pod source fault');
