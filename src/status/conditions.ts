@@ -33,10 +33,12 @@ export function initializedCondition(init: readonly ContainerStatus[], kinds: re
 /**
  * `ContainersReady` (and `Ready`, which follows it here): every app container
  * and every sidecar ready; False with `ContainersNotReady` and the names of
- * the unready ones, or with `PodCompleted` once the pod is over.
+ * the unready ones; once the pod is over, with `PodCompleted` (Succeeded) or
+ * `PodFailed` (Failed), as the kubelet's terminal-phase conditions.
  */
 export function readyCondition(statuses: readonly ContainerStatus[], phase: PodPhase): ConditionValue {
-  if (phase === 'Succeeded' || phase === 'Failed') return { ok: false, reason: 'PodCompleted' };
+  if (phase === 'Succeeded') return { ok: false, reason: 'PodCompleted' };
+  if (phase === 'Failed') return { ok: false, reason: 'PodFailed' };
   const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
   if (unready.length === 0) return { ok: true };
   return { ok: false, reason: 'ContainersNotReady', message: `containers with unready status: ${goList(unready)}` };

@@ -57,6 +57,10 @@ describe('container statuses', () => {
     expect(s).toMatchObject({ podIP: '127.0.0.1', hostIP: '127.0.0.1', qosClass: 'BestEffort' });
     const done = status(pod('Never'), [c('a', { state: 'EXITED' })]);
     expect(done.conditions.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+    // A Failed pod says so (the kubelet's PodFailed), in both readiness conditions.
+    const failed = status(pod('Never'), [c('a', { state: 'EXITED', exitCode: 1 })]);
+    expect(failed.phase).toBe('Failed');
+    for (const type of ['Ready', 'ContainersReady']) expect(failed.conditions.find((x) => x.type === type)).toMatchObject({ status: 'False', reason: 'PodFailed' });
   });
   it('keeps transition times of unchanged conditions', () => {
     const first = status(pod(), [c('a')]);
