@@ -21,11 +21,10 @@ import { createPleg } from './pleg/index.js';
 import { awaitRunOnce, createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
 import { createProber } from './probes/index.js';
 import { createOrphanCleanup } from './volumes/index.js';
-import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from './sources/index.js';
+import { configuredSourceNames, createConfiguredSources, createManifestParser, PodConfigMerger, type SourceName } from './sources/index.js';
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
-import { explicitSettings, redactEncoded } from './config/redact.js';
-import { configSpec } from './config/options.js';
+import { explicitSettings } from './config/redact.js';
 import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 
 export interface RunAgentOptions {
@@ -182,9 +181,7 @@ interface PodWing {
  */
 async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, signal: AbortSignal): Promise<PodWing | undefined> {
   const { config: cfg, flags } = r;
-  const sources: SourceName[] = [];
-  if (cfg.staticPodPath !== '') sources.push('file');
-  if (cfg.staticPodURL !== '') sources.push('http');
+  const sources = configuredSourceNames(cfg);
   if (sources.length === 0) {
     log.info('No pod sources configured (--pod-manifest-path, --manifest-url); not connecting to the container runtime');
     return undefined;
@@ -244,7 +241,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     },
   });
   liveness.register('pleg', () => pleg.unhealthy() ?? true);
-  const feed = (source: SourceName) => (pods: Pod[]) => {
+  const feed = (source: SourceName, pods: Pod[]): void => {
     const { updates, rejected } = merger.set(source, pods);
     for (const x of rejected) log.error('Pod rejected', { source: x.source, pod: `${x.pod.metadata.namespace}/${x.pod.metadata.name}`, reason: x.reason });
     manager.applyUpdates(updates);
@@ -256,12 +253,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   if (burstGc) components.push(burstGc);
   const logLimits = logRotationLimits(cfg);
   if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, podLogsDir: sync.sandbox.podLogsDir, log: log.child({ component: 'container-logs' }) }));
-  if (cfg.staticPodPath !== '') {
-    components.push(createFileSource({ path: cfg.staticPodPath, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: feed('file') }));
-  }
-  if (cfg.staticPodURL !== '') {
-    components.push(createUrlSource({ url: cfg.staticPodURL, shownUrl: String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL)), headers: cfg.staticPodURLHeader, node: node.name, sidecars: sync.sidecars === true, checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: feed('http') }));
-  }
+  for (const s of createConfiguredSources({ cfg, node: node.name, sidecars: sync.sidecars === true, parser, log, onPods: feed })) components.push(s.component);
   log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
   const close = async (): Promise<void> => {
     runtime.close();

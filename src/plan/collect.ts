@@ -8,8 +8,6 @@ import { cpus } from 'node:os';
 import { effectiveMaxPods } from '../config/effective.js';
 import { resolveFeatureGates } from '../config/featuregates.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { redactEncoded } from '../config/redact.js';
-import { configSpec } from '../config/options.js';
 import type { AgentLogger } from '../log/index.js';
 import type { Component } from '../lifecycle/index.js';
 import { hostIP, nodeName } from '../node/index.js';
@@ -18,7 +16,7 @@ import { admitOnNode } from '../pods/admission.js';
 import { createSysctlAllowlist, type SysctlAllowlist } from '../pods/sysctls.js';
 import { newStatusCache, observeAll } from '../runtime-view/observe.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
-import { createFileSource, createManifestParser, createUrlSource, PodConfigMerger, type SourceName } from '../sources/index.js';
+import { configuredSourceNames, createConfiguredSources, createManifestParser, PodConfigMerger, type SourceName } from '../sources/index.js';
 import { volumeWaits } from '../volumes/index.js';
 import type { DeclaredPod, PlanInput } from './plan.js';
 
@@ -40,14 +38,7 @@ async function readSourcesOnce(r: ResolvedConfig, node: string, log: AgentLogger
   const { config: cfg } = r;
   const pods = new Map<SourceName, Pod[]>();
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
-  const components: Array<[SourceName, Component]> = [];
-  if (cfg.staticPodPath !== '') {
-    components.push(['file', createFileSource({ path: cfg.staticPodPath, node, sidecars: sidecarsOn(r), checkFrequencyMs: cfg.fileCheckFrequency, log: log.child({ component: 'file-source' }), parser, onPods: (p) => pods.set('file', p) })]);
-  }
-  if (cfg.staticPodURL !== '') {
-    const shownUrl = String(redactEncoded(configSpec.staticPodURL, cfg.staticPodURL));
-    components.push(['http', createUrlSource({ url: cfg.staticPodURL, shownUrl, headers: cfg.staticPodURLHeader, node, sidecars: sidecarsOn(r), checkFrequencyMs: cfg.httpCheckFrequency, log: log.child({ component: 'http-source' }), parser, onPods: (p) => pods.set('http', p) })]);
-  }
+  const components = createConfiguredSources({ cfg, node, sidecars: sidecarsOn(r), parser, log, onPods: (source, p) => pods.set(source, p) }).map((s): [SourceName, Component] => [s.name, s.component]);
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -94,9 +85,7 @@ export interface CollectedPlan {
 export async function collectPlanInput(r: ResolvedConfig, log: AgentLogger, signal: AbortSignal): Promise<CollectedPlan> {
   const { config: cfg, flags } = r;
   const node = { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) };
-  const sources: SourceName[] = [];
-  if (cfg.staticPodPath !== '') sources.push('file');
-  if (cfg.staticPodURL !== '') sources.push('http');
+  const sources = configuredSourceNames(cfg);
   const notes = [`node ${node.name} (${node.ip}); runtime ${cfg.containerRuntimeEndpoint}`];
   if (sources.length === 0) notes.push('no pod source is configured (--pod-manifest-path, --manifest-url): the agent would run no pod');
   const answers = await readSourcesOnce(r, node.name, log, signal);

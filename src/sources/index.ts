@@ -1,5 +1,6 @@
 // Public surface of the sources folder: the file and URL pod sources, the
 // manifest parser they share, and the merger of their pod sets.
+export { configuredSourceNames, createConfiguredSources, type ConfiguredSourcesInput } from './configured.js';
 export { createFileSource, type FileSourceOptions } from './file.js';
 export { createUrlSource, type UrlSourceOptions } from './http.js';
 export { createManifestParser, type ManifestParser, type ManifestParserOptions } from './parser.js';

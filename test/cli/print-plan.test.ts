@@ -22,16 +22,22 @@ afterEach(async () => {
 
 const MUTATING = new Set(['runPodSandbox', 'stopPodSandbox', 'removePodSandbox', 'createContainer', 'startContainer', 'stopContainer', 'removeContainer', 'pullImage', 'removeImage', 'execSync', 'reopenContainerLog']);
 
+/** A fake CRI runtime over gRPC, a manifest directory and the agent's flags for them; all removed after the test. */
+async function node() {
+  const cri = await FakeCriServer.start({ runtime: new FakeRuntime({ images: ['localhost/busybox:1'] }) });
+  cleanups.push(() => cri.dispose());
+  const t = tempDir();
+  cleanups.push(() => t.cleanup());
+  const dir = join(t.dir, 'manifests');
+  mkdirSync(dir);
+  const flags = [`--pod-manifest-path=${dir}`, `--container-runtime-endpoint=${cri.endpoint}`, `--root-dir=${join(t.dir, 'root')}`, '--hostname-override=node-a', '--node-ip=127.0.0.1'];
+  return { cri, t, dir, flags };
+}
+
 describe('agent --print-plan', () => {
   it('prints what the sync loop would do for a pod running as declared, one whose spec changed, one missing and one no longer declared, changing nothing', async () => {
-    const cri = await FakeCriServer.start({ runtime: new FakeRuntime({ images: ['localhost/busybox:1'] }) });
-    cleanups.push(() => cri.dispose());
-    const t = tempDir();
-    cleanups.push(() => t.cleanup());
-    const dir = join(t.dir, 'manifests');
-    mkdirSync(dir);
+    const { cri, dir, flags } = await node();
     for (const name of ['steady', 'edited', 'gone']) writeFileSync(join(dir, `${name}.yaml`), manifest(name));
-    const flags = [`--pod-manifest-path=${dir}`, `--container-runtime-endpoint=${cri.endpoint}`, `--root-dir=${join(t.dir, 'root')}`, '--hostname-override=node-a', '--node-ip=127.0.0.1'];
     const agent = startAgent([...flags, '--healthz-port=0', '--read-only-port=0', '--logging-format=json']);
     const deadline = Date.now() + 20_000;
     const runningCount = async () => (await cri.runtime.listContainers({ state: 'RUNNING' })).length;
@@ -60,17 +66,12 @@ describe('agent --print-plan', () => {
   }, 90_000);
 
   it('shows the volumes a pod would wait for and a pod admission would refuse', async () => {
-    const cri = await FakeCriServer.start({ runtime: new FakeRuntime({ images: ['localhost/busybox:1'] }) });
-    cleanups.push(() => cri.dispose());
-    const t = tempDir();
-    cleanups.push(() => t.cleanup());
-    const dir = join(t.dir, 'manifests');
-    mkdirSync(dir);
+    const { cri, t, dir, flags } = await node();
     const withSpec = (name: string, extra: string) => manifest(name).replace('spec:\n', `spec:\n${extra}`);
     writeFileSync(join(dir, 'cfg.yaml'), withSpec('cfg', '  volumes:\n  - name: settings\n    configMap: {name: settings}\n'));
     writeFileSync(join(dir, 'host.yaml'), withSpec('host', `  volumes:\n  - name: data\n    hostPath: {path: ${join(t.dir, 'absent')}, type: Directory}\n`));
     writeFileSync(join(dir, 'sysctl.yaml'), withSpec('sysctl', '  securityContext:\n    sysctls:\n    - {name: kernel.msgmax, value: "65536"}\n'));
-    const run = await runAgentProcess([`--pod-manifest-path=${dir}`, `--container-runtime-endpoint=${cri.endpoint}`, `--root-dir=${join(t.dir, 'root')}`, '--hostname-override=node-a', '--node-ip=127.0.0.1', '--print-plan'], { timeoutMs: 30_000 });
+    const run = await runAgentProcess([...flags, '--print-plan'], { timeoutMs: 30_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^pod default\/cfg-node-a \(uid [0-9a-f]+, from --pod-manifest-path\): waiting\n {2}- wait for volume settings: volume "settings" \(configMap\) cannot be served by a standalone agent: no API server$/m);
     expect(run.stdout).toContain(`  - wait for volume data: MountVolume.SetUp failed for volume "data" : hostPath type check failed: ${join(t.dir, 'absent')} is not a directory\n`);
