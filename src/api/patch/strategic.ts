@@ -114,12 +114,22 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Patc
     const pv = patch[k];
     const origList = Array.isArray(ov) ? ov : [];
     const patchList = Array.isArray(pv) ? pv : [];
+    checkOrderList(patchList, order, field.mergeKey);
     let merged: Json[];
     if (field.strategy === 'merge') merged = mergeItems(origList, patchList, field);
     else merged = pv === undefined ? origList : patchList;
     const both = orderItems(merged, order, origList, field.mergeKey);
     if (both.length > 0 || ov !== undefined) original[k] = both;
     delete patch[k];
+  }
+}
+
+/** upstream's validatePatchWithSetOrderList: the patch's items appear in the order list, in its order. */
+function checkOrderList(patchList: readonly Json[], order: readonly Json[], mergeKey: string): void {
+  const items = patchList.filter((x) => !(isObject(x) && Object.prototype.hasOwnProperty.call(x, DIRECTIVE)));
+  const positions = items.map((x) => indexIn(order, x, mergeKey));
+  if (positions.some((p, n) => p < 0 || (n > 0 && p < positions[n - 1]!))) {
+    throw badPatch(`The order in patch list:\n${goFormat(patchList as Json[])}\n doesn't match $setElementOrder list:\n${goFormat(order as Json[])}\n`);
   }
 }
 
@@ -151,7 +161,7 @@ function mergeItems(original: Json[], patch: Json[], field: Field): Json[] {
     }
     const d = p[DIRECTIVE];
     if (d === 'delete') {
-      if (!Object.prototype.hasOwnProperty.call(p, key)) throw badPatch('delete patch type with no merge key defined');
+      if (!Object.prototype.hasOwnProperty.call(p, key)) throw badPatch(`map: ${goFormat(p)} does not contain declared merge key: ${key}`);
       base = base.filter((o) => !(isObject(o) && deepEqual(o[key], p[key])));
     } else if (d === 'replace') replace = true;
     else if (d === 'merge') throw badPatch('merging lists cannot yet be specified in the patch');
