@@ -39,6 +39,17 @@ export function queryInt(params: URLSearchParams, name: string): number | undefi
 
 const str = (params: URLSearchParams, name: string): string => params.get(name) ?? '';
 
+/**
+ * `pretty` as upstream reads it (Go strconv.ParseBool: 1/t/true → true,
+ * anything else false); undefined when absent or empty, where the front
+ * falls back to the user agent (wantsPretty in media.ts).
+ */
+export function queryPretty(params: URLSearchParams): boolean | undefined {
+  const v = params.get('pretty');
+  if (v === null || v === '') return undefined;
+  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
+}
+
 export interface ListQuery extends VersionQuery {
   watch: boolean;
   allowWatchBookmarks: boolean;
@@ -46,7 +57,7 @@ export interface ListQuery extends VersionQuery {
   fieldSelector: FieldSelector;
   /** undefined: the server picks (watch: a random value in [min, 2×min)). */
   timeoutSeconds: number | undefined;
-  pretty: boolean;
+  pretty: boolean | undefined;
 }
 
 export interface ListQueryOptions {
@@ -72,7 +83,7 @@ export function parseListQuery(params: URLSearchParams, opts: ListQueryOptions =
     labelSelector: parseLabelSelector(str(params, 'labelSelector')),
     fieldSelector: parseFieldSelector(str(params, 'fieldSelector')),
     timeoutSeconds: queryInt(params, 'timeoutSeconds'),
-    pretty: queryBool(params, 'pretty') ?? false,
+    pretty: queryPretty(params),
   };
 }
 
@@ -86,7 +97,7 @@ export interface WriteQuery {
   fieldValidation: FieldValidation;
   /** Only meaningful (and only allowed) for server-side apply. */
   force: boolean;
-  pretty: boolean;
+  pretty: boolean | undefined;
 }
 
 const OPTIONS_KIND: Readonly<Record<WriteVerb | 'delete', string>> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions' };
@@ -116,7 +127,7 @@ export function parseWriteQuery(params: URLSearchParams, verb: WriteVerb, isAppl
   if (verb === 'patch' && isApply && fieldManager === '') errs.push({ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' });
   if (force !== undefined && !(verb === 'patch' && isApply)) errs.push({ type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch' });
   if (errs.length > 0) throw invalidOptions(verb, errs);
-  return { dryRun, fieldManager, fieldValidation: fv === '' ? 'Warn' : (fv as FieldValidation), force: force ?? false, pretty: queryBool(params, 'pretty') ?? false };
+  return { dryRun, fieldManager, fieldValidation: fv === '' ? 'Warn' : (fv as FieldValidation), force: force ?? false, pretty: queryPretty(params) };
 }
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
@@ -125,7 +136,7 @@ export interface DeleteQuery {
   dryRun: boolean;
   gracePeriodSeconds: number | undefined;
   propagationPolicy: PropagationPolicy | undefined;
-  pretty: boolean;
+  pretty: boolean | undefined;
 }
 
 /** DELETE's query options (a DeleteOptions body, when sent, is merged over these by the handler). */
@@ -137,5 +148,5 @@ export function parseDeleteQuery(params: URLSearchParams): DeleteQuery {
     errs.push({ type: 'FieldValueNotSupported', field: 'propagationPolicy', value: pp, supported: ['Foreground', 'Background', 'Orphan', 'nil'] });
   }
   if (errs.length > 0) throw invalidOptions('delete', errs);
-  return { dryRun, gracePeriodSeconds, propagationPolicy: (pp ?? undefined) as PropagationPolicy | undefined, pretty: queryBool(params, 'pretty') ?? false };
+  return { dryRun, gracePeriodSeconds, propagationPolicy: (pp ?? undefined) as PropagationPolicy | undefined, pretty: queryPretty(params) };
 }

@@ -151,6 +151,18 @@ export function negotiateOutput(input: NegotiateInput): OutputChoice {
   throw apiErrors.notAcceptable(acceptedList(input.watch, protobuf));
 }
 
+/**
+ * Whether to indent JSON: the `pretty` query value when given, else
+ * `;pretty=1` in Accept, else upstream's user-agent rule (curl, Wget and
+ * browsers get indented output).
+ */
+export function wantsPretty(input: { pretty: boolean | undefined; acceptPretty: boolean; userAgent: string | undefined }): boolean {
+  if (input.pretty !== undefined) return input.pretty;
+  if (input.acceptPretty) return true;
+  const ua = input.userAgent ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
 export type BodyKind = { kind: 'object'; mediaType: MediaType } | { kind: 'patch'; patchType: PatchType };
 
 /** The media type of a Content-Type value: lower-cased, parameters dropped. */

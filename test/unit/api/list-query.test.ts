@@ -31,12 +31,15 @@ describe('the list set', () => {
   it('parses every parameter', () => {
     const l = parseListQuery(P('watch=1&allowWatchBookmarks=true&continue=c&fieldSelector=spec.nodeName%3Dn1&labelSelector=a%3Db&limit=500&resourceVersion=7&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&timeoutSeconds=300&pretty=true'));
     expect(l).toMatchObject({ watch: true, allowWatchBookmarks: true, continue: 'c', limit: 500, resourceVersion: '7', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, timeoutSeconds: 300, pretty: true });
+    expect(parseListQuery(P('pretty=0')).pretty).toBe(false);
+    expect(parseListQuery(P('pretty=yes')).pretty).toBe(false);
+    expect(parseListQuery(P('pretty=')).pretty).toBeUndefined();
     expect(l.fieldSelector.exactMatch('spec.nodeName')).toBe('n1');
     expect(l.labelSelector.toString()).toBe('a=b');
   });
   it('defaults', () => {
     const l = parseListQuery(P(''));
-    expect(l).toMatchObject({ watch: false, allowWatchBookmarks: false, continue: '', limit: 0, resourceVersion: '', resourceVersionMatch: '', sendInitialEvents: undefined, timeoutSeconds: undefined, pretty: false });
+    expect(l).toMatchObject({ watch: false, allowWatchBookmarks: false, continue: '', limit: 0, resourceVersion: '', resourceVersionMatch: '', sendInitialEvents: undefined, timeoutSeconds: undefined, pretty: undefined });
     expect(l.labelSelector.empty()).toBe(true);
     expect(l.fieldSelector.empty()).toBe(true);
   });
@@ -64,7 +67,7 @@ describe('the list set', () => {
 
 describe('the write set', () => {
   it.each([
-    ['', 'create', false, { dryRun: false, fieldManager: '', fieldValidation: 'Warn', force: false, pretty: false }],
+    ['', 'create', false, { dryRun: false, fieldManager: '', fieldValidation: 'Warn', force: false, pretty: undefined }],
     ['dryRun=All', 'create', false, { dryRun: true }],
     ['dryRun', 'update', false, { dryRun: true }],
     ['fieldValidation=Strict&fieldManager=agent', 'update', false, { fieldValidation: 'Strict', fieldManager: 'agent' }],
@@ -87,7 +90,7 @@ describe('the write set', () => {
 
 describe('delete options', () => {
   it('parses', () => {
-    expect(parseDeleteQuery(P('dryRun=All&gracePeriodSeconds=0&propagationPolicy=Background'))).toEqual({ dryRun: true, gracePeriodSeconds: 0, propagationPolicy: 'Background', pretty: false });
+    expect(parseDeleteQuery(P('dryRun=All&gracePeriodSeconds=0&propagationPolicy=Background'))).toEqual({ dryRun: true, gracePeriodSeconds: 0, propagationPolicy: 'Background', pretty: undefined });
   });
   it.each([
     ['propagationPolicy=All', 'DeleteOptions.meta.platform.io "" is invalid: propagationPolicy: Unsupported value: "All": supported values: "Foreground", "Background", "Orphan", "nil"'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
-import { acceptsGzip, negotiateInput, negotiateOutput, parseAccept, shouldGzip } from '../../../src/api/media.js';
+import { acceptsGzip, negotiateInput, negotiateOutput, parseAccept, shouldGzip, wantsPretty } from '../../../src/api/media.js';
 
 const thrown = (f: () => unknown): ApiError => {
   try {
@@ -130,4 +130,16 @@ describe('gzip (§4.7)', () => {
     ['create', true, false],
     ['get', false, false],
   ])('verb %s, gate %s → %s', (verb, gateOn, want) => expect(shouldGzip({ verb, acceptEncoding: 'gzip', gateOn })).toBe(want));
+});
+
+describe('pretty output', () => {
+  it.each([
+    [true, false, undefined, true],
+    [false, true, 'curl/8', false],
+    [undefined, true, undefined, true],
+    [undefined, false, 'curl/8.5', true],
+    [undefined, false, 'Mozilla/5.0 (X11)', true],
+    [undefined, false, 'agent/1.0', false],
+    [undefined, false, undefined, false],
+  ])('pretty=%s acceptPretty=%s UA=%s → %s', (pretty, acceptPretty, userAgent, want) => expect(wantsPretty({ pretty, acceptPretty, userAgent })).toBe(want));
 });
