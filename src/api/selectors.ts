@@ -37,6 +37,9 @@ export interface LabelSelectorObject {
 
 const BINARY_OPERATORS = 'in, notin, =, ==, !=, gt, lt';
 
+/** Go's strconv.ParseInt(v, 10, 64) succeeds. */
+const isInt64 = (v: string): boolean => /^[+-]?\d+$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n;
+
 function requirementErrors(key: string, op: LabelOperator, values: readonly string[], path: string): string[] {
   const p = (child: string): string => (path === '' ? child : `${path}.${child}`);
   const errs: string[] = [];
@@ -52,7 +55,7 @@ function requirementErrors(key: string, op: LabelOperator, values: readonly stri
   } else {
     if (values.length !== 1) errs.push(invalidMessage(vp, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
     values.forEach((v, i) => {
-      if (!/^[+-]?\d+$/.test(v) || !Number.isSafeInteger(Number(v))) errs.push(invalidMessage(`${vp}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+      if (!isInt64(v)) errs.push(invalidMessage(`${vp}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
     });
   }
   values.forEach((v, i) => {
@@ -86,7 +89,7 @@ function requirementMatches(r: Requirement, labels: Readonly<Record<string, stri
       return !has;
     case 'gt':
     case 'lt': {
-      if (!has || !/^[+-]?\d+$/.test(v) || r.values.length !== 1) return false;
+      if (!has || !isInt64(v) || r.values.length !== 1) return false;
       const lhs = BigInt(v);
       const rhs = BigInt(r.values[0]!);
       return r.operator === 'gt' ? lhs > rhs : lhs < rhs;
