@@ -110,6 +110,20 @@ function dryRunErrors(params: URLSearchParams): { dryRun: boolean; errs: FieldEr
   return { dryRun: values.length > 0, errs: [] };
 }
 
+/** upstream's per-character check (Go unicode.IsPrint; position in bytes). */
+function unprintable(fieldManager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let pos = 0;
+  for (const ch of fieldManager) {
+    if (/[\p{C}\p{Zl}\p{Zp}]/u.test(ch) || (/\p{Zs}/u.test(ch) && ch !== ' ')) {
+      const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      errs.push({ type: 'FieldValueInvalid', field: 'fieldManager', value: fieldManager, detail: `invalid character U+${hex} (at position ${pos})` });
+    }
+    pos += Buffer.byteLength(ch, 'utf8');
+  }
+  return errs;
+}
+
 const invalidOptions = (verb: WriteVerb | 'delete', errs: readonly FieldError[]) => apiErrors.invalid({ group: META_GROUP, kind: OPTIONS_KIND[verb] }, '', errs);
 
 /**
@@ -120,9 +134,9 @@ export function parseWriteQuery(params: URLSearchParams, verb: WriteVerb, isAppl
   const { dryRun, errs } = dryRunErrors(params);
   const fieldManager = str(params, 'fieldManager');
   if (fieldManager.length > 128) errs.push({ type: 'FieldValueTooLong', field: 'fieldManager', value: fieldManager, detail: 'must have at most 128 bytes' });
-  else if (/[^\x20-\x7e\u00a0-\uffff]/.test(fieldManager)) errs.push({ type: 'FieldValueInvalid', field: 'fieldManager', value: fieldManager, detail: 'must only contain printable characters' });
+  errs.push(...unprintable(fieldManager));
   const fv = params.get('fieldValidation') ?? '';
-  if (fv !== '' && fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict') errs.push({ type: 'FieldValueNotSupported', field: 'fieldValidation', value: fv, supported: ['Ignore', 'Strict', 'Warn'] });
+  if (fv !== '' && fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict') errs.push({ type: 'FieldValueNotSupported', field: 'fieldValidation', value: fv, supported: ['', 'Ignore', 'Strict', 'Warn'] });
   const force = queryBool(params, 'force');
   if (verb === 'patch' && isApply && fieldManager === '') errs.push({ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' });
   if (force !== undefined && !(verb === 'patch' && isApply)) errs.push({ type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch' });

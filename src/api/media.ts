@@ -105,7 +105,7 @@ function tableVersion(c: AcceptClause): TableTarget['version'] | false {
 function includeObjectOf(v: string | null): IncludeObject {
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw apiErrors.badRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`);
+  throw apiErrors.badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
 /** The media types a 406 lists for this kind of request. */

@@ -77,11 +77,12 @@ describe('the write set', () => {
 
   it.each([
     ['dryRun=Yes', 'create', false, 'CreateOptions.meta.platform.io "" is invalid: dryRun: Unsupported value: ["Yes"]: supported values: "All"'],
-    ['fieldValidation=strict', 'update', false, 'UpdateOptions.meta.platform.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "Ignore", "Strict", "Warn"'],
+    ['fieldValidation=strict', 'update', false, 'UpdateOptions.meta.platform.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"'],
     ['force=true', 'patch', false, 'PatchOptions.meta.platform.io "" is invalid: force: Forbidden: may not be specified for non-apply patch'],
     ['', 'patch', true, 'PatchOptions.meta.platform.io "" is invalid: fieldManager: Required value: is required for apply patch'],
     [`fieldManager=${'m'.repeat(129)}`, 'create', false, 'CreateOptions.meta.platform.io "" is invalid: fieldManager: Too long: must have at most 128 bytes'],
-    ['fieldManager=a%01b', 'create', false, 'CreateOptions.meta.platform.io "" is invalid: fieldManager: Invalid value: "a\\u0001b": must only contain printable characters'],
+    ['fieldManager=a%01b', 'create', false, 'CreateOptions.meta.platform.io "" is invalid: fieldManager: Invalid value: "a\\u0001b": invalid character U+0001 (at position 1)'],
+    ['fieldManager=%C3%A9%0A', 'create', false, 'CreateOptions.meta.platform.io "" is invalid: fieldManager: Invalid value: "é\\n": invalid character U+000A (at position 2)'],
   ] as const)('%j (%s) is a 422', (s, verb, apply, msg) => {
     const e = thrown(() => parseWriteQuery(P(s), verb, apply));
     expect([e.code, e.reason, e.message]).toEqual([422, 'Invalid', msg]);

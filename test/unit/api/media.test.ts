@@ -79,7 +79,7 @@ describe('response negotiation', () => {
 
   it('a bad includeObject is a 400 when a Table is asked for, ignored otherwise', () => {
     const e = thrown(() => negotiateOutput({ accept: TABLE, watch: false, includeObject: 'All' }));
-    expect([e.code, e.message]).toEqual([400, 'Unable to convert to Table as requested: includeObject: Unsupported value: "All": supported values: "Metadata", "None", "Object"']);
+    expect([e.code, e.message]).toEqual([400, "Unable to convert to Table as requested: includeObject: Invalid value: \"All\": must be 'Metadata', 'Object', 'None', or empty"]);
     expect(negotiateOutput({ accept: 'application/json', watch: false, includeObject: 'All' }).mediaType).toBe('application/json');
   });
 
