@@ -59,14 +59,14 @@ export interface CompactorState {
 
 /**
  * What one window does, given the swap's outcome: the next state, and the
- * revision to compact (interface terms: forgotten up to and including it) so
- * that the revision seen one window earlier stays readable. Nothing on the
- * first window (no earlier revision), nothing when another server won.
+ * revision to compact to (the one seen one window earlier, which stays
+ * readable). Nothing on the first window (no earlier revision, kube-apiserver
+ * does not compact on bootstrap), nothing when another server won.
  */
 export function compactionStep(state: CompactorState, claim: CompactionClaim): { next: CompactorState; compactTo: number | undefined } {
   const next = { clock: claim.clock, revision: claim.revision };
-  if (!claim.won || state.revision <= 1) return { next, compactTo: undefined };
-  return { next, compactTo: state.revision - 1 };
+  if (!claim.won || state.revision <= 0) return { next, compactTo: undefined };
+  return { next, compactTo: state.revision };
 }
 
 export interface Compactor {

@@ -4,14 +4,14 @@
 // reads, and watches are etcd watches (etcd-watch.ts). Created by the
 // composition root when `--etcd-servers` is set.
 //
-// Revisions in interface terms: compact(r) forgets r and older, i.e. etcd
-// Compact(r + 1) (etcd keeps its compaction revision readable). etcd cannot
-// compact past its newest revision, so compact(current) compacts to the
-// current revision and leaves it readable (compactedRevision() = current - 1).
+// Compaction: compact(r) is etcd's Compact(r): the state at r stays readable,
+// reads below r and watches from before r (afterRevision < r) are
+// 'Compacted' — the memory store's rule too. A revision beyond the current
+// one compacts to the current one.
 //
 // compactedRevision() answers from what this process knows: its own
 // compactions (directly or through the compactor) and the compactions its
-// reads and watches ran into (a read at r refused → at least r; a watch
+// reads and watches ran into (a read at r refused → at least r + 1; a watch
 // refused → exactly etcd's). Another server's compaction is invisible until
 // then: the answer is a lower bound, and every read below the real one still
 // fails with 'Compacted'.
@@ -88,7 +88,7 @@ class EtcdStore implements EtcdStorage {
       return await this.client.call<T>('KV', 'Range', request, key);
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') {
-        this.noteCompacted(revision);
+        this.noteCompacted(revision + 1);
         throw new StorageError('Compacted', key, { revision: this.compacted, message: `revision ${revision} of ${key} is compacted`, cause: err });
       }
       if (err instanceof StorageError && err.code === 'FutureRevision') {
@@ -211,6 +211,7 @@ class EtcdStore implements EtcdStorage {
         storePrefix: this.prefix,
         storeSignal: this.stop.signal,
         noteCompacted: (rev) => this.noteCompacted(rev),
+        compacted: () => this.compacted,
         log: this.opts.log,
         ...(this.opts.watchRetries === undefined ? {} : { maxRetries: this.opts.watchRetries }),
       },
@@ -222,16 +223,15 @@ class EtcdStore implements EtcdStorage {
   async compact(revision: number): Promise<void> {
     this.live('');
     if (revision <= this.compacted) return;
-    const current = await this.currentRevision();
-    if (revision > current) throw new StorageError('FutureRevision', '', { revision: current, message: `cannot compact to ${revision}: the current revision is ${current}` });
-    const target = Math.min(revision + 1, current);
+    const target = Math.min(revision, await this.currentRevision());
+    if (target <= this.compacted) return;
     try {
       await this.client.call('KV', 'Compact', { revision: target }, '');
     } catch (err) {
       // Already compacted this far (by another server): nothing left to do.
       if (!(err instanceof StorageError && err.code === 'Compacted')) throw err;
     }
-    this.noteCompacted(target - 1);
+    this.noteCompacted(target);
   }
 
   private async claim(clock: number, revision: number): Promise<CompactionClaim> {

@@ -23,8 +23,10 @@ export interface EtcdWatchContext {
   readonly storePrefix: Buffer;
   /** Aborted by the store's close(). */
   readonly storeSignal: AbortSignal;
-  /** Records a compacted revision (interface terms) the watch learned of. */
+  /** Records a compacted revision the watch learned of. */
   noteCompacted(revision: number): void;
+  /** The compacted revision the store knows of (a watch from before it is refused without asking etcd). */
+  compacted(): number;
   readonly log: StorageLog;
   /** Reopen attempts in a row before 'Unavailable' (default 5). */
   readonly maxRetries?: number;
@@ -43,12 +45,15 @@ export function toStorageEvent(e: WireEvent, prefixLength: number, key: string):
   const prev = e.prevKv == null ? undefined : toStored(e.prevKv, prefixLength);
   if (e.type === 'PUT') return { type: 'put', kv: toStored(e.kv, prefixLength), prev };
   const revision = e.kv.modRevision;
-  if (prev === undefined) throw new StorageError('Compacted', key, { revision: revision - 1, message: `the previous value of deleted key ${e.kv.key.subarray(prefixLength).toString()} at revision ${revision} is compacted` });
+  if (prev === undefined) throw new StorageError('Compacted', key, { revision, message: `the previous value of deleted key ${e.kv.key.subarray(prefixLength).toString()} at revision ${revision} is compacted` });
   return { type: 'delete', key: prev.key, prev, revision };
 }
 
 export async function* etcdWatch(ctx: EtcdWatchContext, prefix: string, opts: WatchOptions): AsyncGenerator<StorageEvent, void, undefined> {
   if (ctx.storeSignal.aborted) throw new StorageError('Closed', prefix, { message: 'the etcd store is closed' });
+  // etcd itself accepts a watch from exactly its compaction revision (afterRevision = compacted - 1); the interface does not.
+  const known = ctx.compacted();
+  if (opts.afterRevision < known) throw new StorageError('Compacted', prefix, { revision: known, message: `watch of ${prefix} after revision ${opts.afterRevision}: compacted up to ${known}` });
   const stop = new AbortController();
   const detachCaller = onAbort(opts.signal, () => stop.abort());
   const detachStore = onAbort(ctx.storeSignal, () => stop.abort());
@@ -145,8 +150,8 @@ export async function* etcdWatch(ctx: EtcdWatchContext, prefix: string, opts: Wa
       }
       const r = item.r;
       if (r.compactRevision > 0) {
-        ctx.noteCompacted(r.compactRevision - 1);
-        throw new StorageError('Compacted', prefix, { revision: r.compactRevision - 1, message: `watch of ${prefix} from revision ${last + 1}: etcd compacted up to ${r.compactRevision}` });
+        ctx.noteCompacted(r.compactRevision);
+        throw new StorageError('Compacted', prefix, { revision: r.compactRevision, message: `watch of ${prefix} from revision ${last + 1}: etcd compacted up to ${r.compactRevision}` });
       }
       if (r.created) {
         if (r.canceled) throw new StorageError('Unavailable', prefix, { message: `etcd refused the watch of ${prefix}: ${r.cancelReason}` });
