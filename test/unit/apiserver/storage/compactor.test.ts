@@ -49,6 +49,7 @@ describe('createCompactor', () => {
         if (++windows === 2) stop.abort();
         return storage.currentRevision();
       },
+      compact: (r: number) => storage.compact(r),
     });
     await createCompactor({ storage: counting, intervalMs: 1, log: testLogger() }).run(stop.signal);
     expect(await storage.compactedRevision()).toBe(1);
