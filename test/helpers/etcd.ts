@@ -36,7 +36,11 @@ export interface TestEtcd {
   /** http://127.0.0.1:<client port> */
   readonly endpoint: string;
   readonly dataDir: string;
-  /** Kills etcd (SIGTERM, then SIGKILL after 5 s) and removes its data directory. Idempotent. */
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s), keeping the data: for outage tests. */
+  kill(): Promise<void>;
+  /** Starts it again after kill(), on the same ports and data. */
+  restart(): Promise<void>;
+  /** Stops etcd and removes its data directory. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -93,58 +97,87 @@ async function startOnce(): Promise<TestEtcd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
   const endpoint = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const child = spawn(
-    ETCD_BINARY,
-    [
-      '--name=test',
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${endpoint}`,
-      `--advertise-client-urls=${endpoint}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=test=${peer}`,
-      '--initial-cluster-state=new',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    const done = exited(child);
-    child.kill('SIGTERM');
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  const args = [
+    '--name=test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=test=${peer}`,
+    '--initial-cluster-state=new',
+  ];
+  let child: ChildProcess | undefined;
+  let removed = false;
+  const kill = async (): Promise<void> => {
+    const c = child;
+    child = undefined;
+    if (c === undefined) return;
+    const done = exited(c);
+    c.kill('SIGTERM');
+    const timer = setTimeout(() => c.kill('SIGKILL'), 5_000);
     await done;
-    clearTimeout(kill);
-    child.stderr?.destroy();
+    clearTimeout(timer);
+    c.stderr?.destroy();
+  };
+  const stop = async (): Promise<void> => {
+    await kill();
+    if (removed) return;
+    removed = true;
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const launch = async (): Promise<void> => {
+    const c = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = c;
+    await ready(c, endpoint);
+  };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`etcd did not start within ${START_TIMEOUT_MS} ms:\n${log.slice(-2000)}`)), START_TIMEOUT_MS);
-      const finish = (err?: Error): void => {
-        clearTimeout(timer);
-        child.stderr?.removeListener('data', onData);
-        child.removeListener('exit', onExit);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onData = (chunk: Buffer): void => {
-        log += chunk.toString();
-        if (log.includes(READY_LINE)) finish();
-      };
-      const onExit = (code: number | null): void => finish(new Error(`etcd exited (${code}) before it was ready:\n${log.slice(-2000)}`));
-      child.stderr?.on('data', onData);
-      child.once('exit', onExit);
-      child.once('error', (err) => finish(err));
-    });
-    // Keep draining etcd's log so it never blocks on a full pipe.
-    child.stderr?.on('data', () => {});
-    await healthy(endpoint, Date.now() + START_TIMEOUT_MS);
+    await launch();
   } catch (err) {
     await stop();
     throw err;
   }
-  return { endpoint, dataDir, stop };
+  return {
+    endpoint,
+    dataDir,
+    kill,
+    restart: async () => {
+      if (child !== undefined) throw new Error('etcd is running');
+      try {
+        await launch();
+      } catch (err) {
+        await kill();
+        throw err;
+      }
+    },
+    stop,
+  };
+}
+
+/** Waits for etcd's ready line on stderr, then its health endpoint; rejects when it exits first or after START_TIMEOUT_MS. */
+async function ready(child: ChildProcess, endpoint: string): Promise<void> {
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`etcd did not start within ${START_TIMEOUT_MS} ms:\n${log.slice(-2000)}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer): void => {
+      log += chunk.toString();
+      if (log.includes(READY_LINE)) finish();
+    };
+    const onExit = (code: number | null): void => finish(new Error(`etcd exited (${code}) before it was ready:\n${log.slice(-2000)}`));
+    const onError = (err: Error): void => finish(err);
+    function finish(err?: Error): void {
+      clearTimeout(timer);
+      child.stderr?.removeListener('data', onData);
+      child.removeListener('exit', onExit);
+      child.removeListener('error', onError);
+      if (err) reject(err);
+      else resolve();
+    }
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+  // Keep draining etcd's log so it never blocks on a full pipe.
+  child.stderr?.on('data', () => {});
+  await healthy(endpoint, Date.now() + START_TIMEOUT_MS);
 }
