@@ -53,7 +53,7 @@ const CHANNEL_OPTIONS: GrpcJs.ChannelOptions = {
 /** V-level of the per-call trace. */
 const CALL_TRACE_LEVEL = 6;
 
-export type EtcdService = 'KV' | 'Watch' | 'Maintenance';
+export type EtcdService = 'KV' | 'Watch';
 
 export class EtcdClient {
   private readonly clients: (GrpcJs.Client | undefined)[];

@@ -32,7 +32,7 @@ export interface EtcdCodec {
 export interface EtcdProto {
   readonly root: Root;
   /** Codec of `service/method` (e.g. 'KV', 'Range'): request encoder, response decoder. */
-  method(service: 'KV' | 'Watch' | 'Maintenance', rpc: string): EtcdCodec;
+  method(service: 'KV' | 'Watch', rpc: string): EtcdCodec;
 }
 
 function findProtoDir(startDir: string): string {
