@@ -23,7 +23,7 @@ export interface ServerOpt<T> {
   /** Long flag name without dashes. */
   readonly flag: string;
   readonly short?: string;
-  readonly default: T;
+  readonly default: NoInfer<T>;
   readonly section: ApiSection;
   readonly help: string;
   /** Default as --help shows it, when not the plain value. */
