@@ -1,5 +1,5 @@
-// docs/apiserver-options.md, generated from the option table. `node
-// dist/apiserver/options/gen-docs.js` rewrites it, `--check` exits 1 when it is
+// docs/apiserver-options.md, generated from the option table. `npm run docs`
+// (node dist/apiserver/options/gen-docs.js) rewrites it, `--check` exits 1 when it is
 // stale; test/unit/apiserver/options runs the same comparison.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,7 +17,7 @@ export function renderApiServerOptionsDoc(): string {
   const out: string[] = [
     '# platform-apiserver options reference',
     '',
-    '<!-- Generated from src/apiserver/options/table.ts by `node dist/apiserver/options/gen-docs.js`. Do not edit. -->',
+    '<!-- Generated from src/apiserver/options/table.ts by `npm run docs`. Do not edit. -->',
     '',
     'Every flag of `platform-apiserver`, grouped as `platform-apiserver --help` groups them. Names and defaults are',
     "kube-apiserver's where it has the option; the Notes column says where this server differs. Bad flags and values stop",
@@ -64,7 +64,7 @@ export function apiServerDocStale(root = repoRoot()): boolean {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv.includes('--check')) {
     if (apiServerDocStale()) {
-      process.stderr.write(`stale generated docs: ${DOC_PATH}; run node dist/apiserver/options/gen-docs.js\n`);
+      process.stderr.write(`stale generated docs: ${DOC_PATH}; run npm run docs\n`);
       process.exitCode = 1;
     }
   } else writeFileSync(join(repoRoot(), DOC_PATH), renderApiServerOptionsDoc());

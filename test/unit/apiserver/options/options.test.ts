@@ -22,7 +22,7 @@ describe('the option table', () => {
     });
     expect(resolveGates({})).toEqual({ APIListChunking: true, APIResponseCompression: true, ClusterTrustBundle: false, WatchList: false });
   });
-  it('docs/apiserver-options.md is current (node dist/apiserver/options/gen-docs.js rewrites it)', () => {
+  it('docs/apiserver-options.md is current (npm run docs rewrites it)', () => {
     expect(apiServerDocStale()).toBe(false);
   });
   it('--help and the docs name every flag once', () => {
