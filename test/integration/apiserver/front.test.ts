@@ -46,6 +46,13 @@ function clientPki() {
 const handler: ApiHandler = async (req, res) => {
   const { info } = req;
   if (info.resource === 'boom') throw new TypeError('handler bug');
+  if (info.resource === 'stubborn') {
+    // Ignores its signal: only the server's grace deadline ends it.
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.write('{');
+    await new Promise<void>((resolve) => res.on('close', () => resolve()));
+    return;
+  }
   if (info.verb === 'watch') {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.write(JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', metadata: { name: 'p', resourceVersion: '1' } } }) + '\n');
@@ -90,7 +97,7 @@ function call(server: RunningApiServer, path: string, opts: { method?: string; t
 
 const status = (r: Reply): Status => JSON.parse(r.body) as Status;
 
-async function start(extraArgs: string[] = [], dir = tmp()) {
+async function start(extraArgs: string[] = [], dir = tmp(), shutdownGraceMs = 5_000) {
   const pki = clientPki();
   writeFileSync(join(dir, 'client-ca.crt'), pki.caPem);
   writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,u-1,"dev,ops"\n');
@@ -100,7 +107,7 @@ async function start(extraArgs: string[] = [], dir = tmp()) {
   expect(v.problems).toEqual([]);
   const ac = new AbortController();
   const log = testLogger([], 'test', 0);
-  const server = await startApiServer({ config, gates: v.gates }, { handle: handler, shutdownGraceMs: 5_000 }, log, ac.signal);
+  const server = await startApiServer({ config, gates: v.gates }, { handle: handler, shutdownGraceMs }, log, ac.signal);
   cleanups.push(async () => {
     ac.abort();
     await server.stopped;
@@ -208,5 +215,22 @@ describe('platform-apiserver front over HTTPS', () => {
     const got = await ended;
     expect(got).toEqual({ status: 200, lines: [expect.stringContaining('"ADDED"')], complete: true });
     await server.stopped;
+  });
+
+  it('a request that ignores the stop is cut off after the grace period', async () => {
+    const { server, ac, log } = await start([], tmp(), 200);
+    const outcome = new Promise<string>((resolve) => {
+      const req = request(`${server.url}/api/v1/stubborn`, { ca: server.caPem, agent: false, headers: { authorization: `Bearer ${server.adminToken!}` } }, (res) => {
+        res.once('data', () => ac.abort());
+        res.on('end', () => resolve(res.complete ? 'complete' : 'incomplete'));
+        res.on('aborted', () => resolve('aborted'));
+        res.on('error', () => resolve('error'));
+      });
+      req.on('error', () => resolve('error'));
+      req.end();
+    });
+    expect(await outcome).not.toBe('complete');
+    await server.stopped;
+    expect(log.records.some((r) => r.msg.includes('still running after the grace period'))).toBe(true);
   });
 });
