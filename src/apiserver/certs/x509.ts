@@ -89,7 +89,8 @@ export function issueCertificate(req: IssueRequest): string {
   const signingKey = req.issuer?.privateKey ?? req.selfKey;
   if (signingKey === undefined) throw new TypeError('issueCertificate: either issuer or selfKey is required');
   const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
+  // A positive INTEGER in minimal DER: a leading 0x00 (then needing a high bit next) would be rejected by strict parsers.
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const alg = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
   const tbs = new TBSCertificate({
     version: Version.v3,

@@ -42,4 +42,11 @@ describe('issueCertificate', () => {
     const k = generateKeyPair();
     expect(() => issueCertificate({ subject: { commonName: 'x' }, publicKey: k.publicKey, notBefore: now, notAfter: later, isCA: false })).toThrow(/issuer or selfKey/);
   });
+  it('every serial number parses (minimal DER, positive)', () => {
+    const k = generateKeyPair();
+    for (let i = 0; i < 300; i++) {
+      const pem = issueCertificate({ subject: { commonName: 'x' }, publicKey: k.publicKey, selfKey: k.privateKey, notBefore: now, notAfter: later, isCA: true });
+      expect(new X509Certificate(pem).serialNumber).toMatch(/^[4-7][0-9A-F]{31}$/);
+    }
+  });
 });
