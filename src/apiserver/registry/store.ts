@@ -152,7 +152,8 @@ export class GenericStore {
         return await this.commitUpdate(key, obj, old, opts, kv.modRevision);
       } catch (e) {
         if (!isStorageError(e, 'Conflict')) return rethrow(ctx, e, name);
-        if (rv !== '' || attempt >= ctx.options.maxUpdateAttempts) throw apiErrors.conflict(gr, name);
+        // A retry re-applies to the new state: a fixed resourceVersion (PUT) then no longer matches → 409.
+        if (attempt >= ctx.options.maxUpdateAttempts) throw apiErrors.conflict(gr, name);
       }
     }
   }
