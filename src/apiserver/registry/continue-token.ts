@@ -35,9 +35,10 @@ export function decodeContinue(token: string): ContinueToken {
   const { v, rv, start, t } = raw as Record<string, unknown>;
   if (v !== VERSION) throw invalid(`server does not recognize this encoded version ${JSON.stringify(v)}`);
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0 || rv < -1) throw invalid('incorrect encoded start resourceVersion (version meta.platform.io/v1)');
-  if (typeof start !== 'string' || start === '') throw invalid('encoded start key empty');
-  // Keys are `<ns>/<name>`: a start that climbs out of the prefix is not one this server made.
-  if (start.startsWith('/') || start.split('/').includes('..')) throw invalid(`invalid start key ${JSON.stringify(start)}`);
+  if (typeof start !== 'string' || start === '') throw invalid('encoded start key empty (version meta.platform.io/v1)');
+  // As upstream's path.Clean check: a start that is not a clean relative path could climb out of the list's prefix.
+  const segments = (start.startsWith('/') ? start.slice(1) : start).split('/');
+  if (segments.some((seg) => seg === '.' || seg === '..' || seg === '')) throw invalid(start);
   return { rv, start, issued: typeof t === 'number' ? t : 0 };
 }
 

@@ -36,6 +36,7 @@ export function translate(ctx: StoreContext, ev: StorageEvent, match: ((obj: Api
       const now = decodeStored(ctx, ev.kv);
       const nowPasses = passes(now);
       if (ev.prev === undefined) return nowPasses ? { type: 'ADDED', object: now } : undefined;
+      if (match === undefined) return { type: 'MODIFIED', object: now };
       // The previous state with the event's revision: what a watcher that stops matching sees deleted.
       const prev = withVersion(ctx.codec.decode(ev.prev.value), ctx.strategy.info, ev.kv.modRevision);
       const prevPasses = passes(prev);

@@ -5,7 +5,7 @@
 // block on storage, none holds a lock across calls: concurrent writers are
 // ordered by the storage's compare-and-swap on the revision. Reads are
 // idempotent; writes are not (a retried create answers AlreadyExists).
-import { apiErrors, isApiError } from '../../api/errors.js';
+import { ApiError, apiErrors, isApiError } from '../../api/errors.js';
 import { isStorageError } from '../storage/interface.js';
 import { decodeStored, groupResource, invalidError, rethrow, type StoreContext } from './context.js';
 import { deleteCollection, deleteObject } from './store-delete.js';
@@ -108,8 +108,11 @@ export class GenericStore {
    */
   async update(namespace: string, name: string, body: ApiObject, opts: UpdateOptions = {}): Promise<UpdateResult> {
     const bodyName = body.metadata?.name ?? '';
-    if (bodyName !== '' && bodyName !== name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    if (bodyName !== name) throw apiErrors.badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
     const sub = opts.subresource ?? '';
+    if (sub === 'status' && !(this.ctx.strategy.info.subresources ?? []).some((s) => s.name === 'status')) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
     const rv = body.metadata?.resourceVersion ?? '';
     if (rv === '' && this.ctx.strategy.allowUnconditionalUpdate === false) {
       throw apiErrors.invalid({ group: this.ctx.strategy.info.group, kind: this.ctx.strategy.info.resource }, name, [

@@ -77,8 +77,35 @@ export function validateOwnerReferences(refs: ObjectMeta['ownerReferences'], fie
   return errs;
 }
 
+const typeError = (field: string, value: unknown, what: string): FieldError => ({ type: 'FieldValueTypeInvalid', field, value, detail: `must be ${what}` });
+
+function isStringMap(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+/** JSON types of the metadata fields the checks read; other checks run only when these hold. */
+export function checkMetaTypes(meta: ObjectMeta): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const) {
+    if (meta[f] !== undefined && meta[f] !== null && typeof meta[f] !== 'string') errs.push(typeError(`metadata.${f}`, meta[f], 'a string'));
+  }
+  for (const f of ['labels', 'annotations'] as const) {
+    if (meta[f] !== undefined && meta[f] !== null && !isStringMap(meta[f])) errs.push(typeError(`metadata.${f}`, meta[f], 'an object of strings'));
+  }
+  const fin = meta.finalizers as unknown;
+  if (fin !== undefined && fin !== null && !(Array.isArray(fin) && fin.every((x) => typeof x === 'string'))) errs.push(typeError('metadata.finalizers', fin, 'an array of strings'));
+  const refs = meta.ownerReferences as unknown;
+  if (refs !== undefined && refs !== null && !(Array.isArray(refs) && refs.every((r) => r !== null && typeof r === 'object'))) errs.push(typeError('metadata.ownerReferences', refs, 'an array of objects'));
+  for (const f of ['generation', 'deletionGracePeriodSeconds'] as const) {
+    if (meta[f] !== undefined && meta[f] !== null && !Number.isInteger(meta[f])) errs.push(typeError(`metadata.${f}`, meta[f], 'an integer'));
+  }
+  return errs;
+}
+
 /** upstream's ValidateObjectMeta for a create (name already generated if generateName was used). */
 export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, validateName: NameValidator): FieldError[] {
+  const types = checkMetaTypes(meta);
+  if (types.length > 0) return types;
   const errs: FieldError[] = [];
   const name = meta.name ?? '';
   if (meta.generateName !== undefined && meta.generateName !== '') {
@@ -109,6 +136,8 @@ function immutable(field: string, now: unknown, before: unknown): FieldError[] {
 
 /** upstream's ValidateObjectMetaUpdate: the new metadata, already through the store's system-field carry-over. */
 export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta, namespaced: boolean, validateName: NameValidator): FieldError[] {
+  const types = checkMetaTypes(meta);
+  if (types.length > 0) return types;
   const errs: FieldError[] = [];
   if (old.deletionTimestamp !== undefined) {
     const added = (meta.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));

@@ -55,6 +55,13 @@ describe('update', () => {
     expect(err.message).toBe('the name of the object (b) does not match the name on the URL (a)');
   });
 
+  it('400 when the body has no name; 404 for the status of a resource without one', async () => {
+    f = await fixture();
+    await f.store('configmaps').create('ns1', configMap('a'));
+    expect((await rejection(f.store('configmaps').update('ns1', 'a', { metadata: {} }))).message).toBe('the name of the object () does not match the name on the URL (a)');
+    expect((await rejection(f.store('configmaps').update('ns1', 'a', configMap('a'), { subresource: 'status' }))).code).toBe(404);
+  });
+
   it('404 for a missing object unless the strategy allows create-on-update (events)', async () => {
     f = await fixture();
     expect((await rejection(f.store('configmaps').update('ns1', 'a', configMap('a')))).code).toBe(404);

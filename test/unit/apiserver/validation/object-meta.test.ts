@@ -60,6 +60,7 @@ describe('validateObjectMeta', () => {
     ['bad annotation key', { name: 'a', namespace: 'ns', annotations: { 'a/b/c': '' } }, true, [expect.stringMatching(/^metadata\.annotations: Invalid value: "a\/b\/c": a qualified name/) as unknown as string]],
     ['annotations too big', { name: 'a', namespace: 'ns', annotations: { k: 'x'.repeat(256 * 1024) } }, true, ['metadata.annotations: Too long: must have at most 262144 bytes']],
     ['unqualified finalizer', { name: 'a', namespace: 'ns', finalizers: ['mine'] }, true, ['metadata.finalizers: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified']],
+    ['wrong JSON types are named and nothing else is checked', { name: 7, namespace: 'ns', labels: { a: 1 } } as unknown as ObjectMeta, true, ['metadata.name: Invalid value: 7: must be a string', 'metadata.labels: Invalid value: {"a":1}: must be an object of strings']],
     ['standard finalizer', { name: 'a', namespace: 'ns', finalizers: ['orphan', 'example.com/x'] }, true, []],
     ['owner reference without uid', { name: 'a', namespace: 'ns', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: '' }] }, true, ['metadata.ownerReferences[0].uid: Invalid value: "": uid must not be empty']],
   ])('%s', (_what, meta, namespaced, want) => expect(check(meta, namespaced)).toEqual(want));
