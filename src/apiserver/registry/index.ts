@@ -5,14 +5,14 @@
 // group and resource. Holds no timers and no background work: everything
 // runs inside the calls made to it, so stopping the server is stopping the
 // storage.
-import type { GroupResource, Status } from '../../api/errors.js';
+import { apiErrors, type GroupResource, type Status } from '../../api/errors.js';
 import type { Storage } from '../storage/interface.js';
 import { DEFAULT_STORE_OPTIONS, type StoreHooks, type StoreOptions } from './context.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { bindPod, evictPod } from './resources/pod-subresources.js';
 import { BUILTIN_STRATEGIES, servedResources } from './resources/index.js';
 import { GenericStore } from './store.js';
-import type { ApiObject, Clock, DeleteOptions, DeleteResult, ResourceInfo, StorageCodec, Strategy, WriteOptions } from './types.js';
+import type { ApiObject, Clock, DeleteOptions, DeleteResult, ObjectList, ResourceInfo, StorageCodec, Strategy, WriteOptions } from './types.js';
 
 export interface RegistryConfig {
   storage: Storage;
@@ -32,6 +32,11 @@ class NamespaceStore extends GenericStore {
   override delete(_namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     if (this.lifecycle === undefined) return super.delete('', name, opts);
     return this.lifecycle.delete(name, opts);
+  }
+
+  /** Namespaces are deleted one by one, through their lifecycle (upstream serves no deletecollection for them). */
+  override deleteCollection(): Promise<ObjectList> {
+    return Promise.reject(apiErrors.methodNotSupported({ group: '', resource: 'namespaces' }, 'deletecollection'));
   }
 }
 

@@ -9,9 +9,9 @@
 import { apiErrors } from '../../api/errors.js';
 import { isStorageError, type StorageEvent } from '../storage/interface.js';
 import { decodeStored, type StoreContext } from './context.js';
-import { apiVersionOf, listPrefix, withVersion } from './object.js';
+import { apiVersionOf, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
-import { checkSelection, matcher } from './selection.js';
+import { checkSelection, matcher, selectionPrefix } from './selection.js';
 import { listObjects } from './store-list.js';
 import type { ApiObject, WatchEvent, WatchRequest } from './types.js';
 
@@ -72,7 +72,7 @@ export async function watchObjects(ctx: StoreContext, namespace: string, req: Wa
   checkSelection(ctx.strategy, req.selection);
   const start = await settleStart(ctx, namespace, req);
   const match = matcher(ctx.strategy, req.selection);
-  const prefix = listPrefix(ctx.strategy.info, namespace);
+  const prefix = selectionPrefix(ctx.strategy, namespace, req.selection);
   const progressIntervalMs = req.allowWatchBookmarks === true ? ctx.options.bookmarkIntervalMs : undefined;
   const requested = req.start.kind === 'StartExact' ? req.start.rv : start.after;
   async function* events(): AsyncGenerator<WatchEvent> {

@@ -47,6 +47,19 @@ describe('namespace lifecycle', () => {
     expect(err.message).toBe('namespaces "default" is forbidden: this namespace may not be deleted');
   });
 
+  it('finalize replaces spec.finalizers only; a terminating namespace left without any is removed', async () => {
+    f = await fixture({}, ['ns1', 'ns2']);
+    const live = await f.registry.namespaces.finalize('ns2', { metadata: { name: 'ns2' }, spec: { finalizers: ['example.com/x'] }, status: { phase: 'Terminating' } });
+    expect(live.spec).toEqual({ finalizers: ['example.com/x'] });
+    expect(live.status).toEqual({ phase: 'Active' });
+    expect((await rejection(f.registry.namespaces.finalize('ns2', { metadata: { name: 'ns2', resourceVersion: '1' }, spec: { finalizers: [] } }))).code).toBe(409);
+    await f.store('pods').create('ns1', pod('p', { nodeName: 'n1' }));
+    await f.store('namespaces').delete('', 'ns1');
+    await f.registry.namespaces.finalize('ns1', { metadata: { name: 'ns1' }, spec: { finalizers: [] } });
+    expect((await rejection(f.store('namespaces').get('', 'ns1'))).code).toBe(404);
+    expect((await rejection(f.store('namespaces').deleteCollection('', undefined))).code).toBe(405);
+  });
+
   it('dry-run delete of a namespace changes nothing', async () => {
     f = await fixture();
     await f.store('configmaps').create('ns1', configMap('a'));

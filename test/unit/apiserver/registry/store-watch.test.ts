@@ -122,6 +122,18 @@ describe('watch', () => {
     expect(streaming.code).toBe(504);
   });
 
+  it('a metadata.name hint narrows the watch to that object (not to names it prefixes)', async () => {
+    await setup();
+    const nodes = f.store('nodes');
+    const pinned = { hint: { field: 'metadata.name', value: 'node1' } };
+    const w = reader(await nodes.watch('', { start: { kind: 'StartMostRecent' }, selection: pinned, signal: ac.signal }));
+    await nodes.create('', { metadata: { name: 'node10' } });
+    await nodes.create('', { metadata: { name: 'node1' } });
+    expect(names(await w.take(1))).toEqual(['ADDED node1']);
+    const list = await nodes.list('', { readAt: { kind: 'MostRecent' }, selection: pinned });
+    expect(list.items.map((i) => i.metadata.name)).toEqual(['node1']);
+  });
+
   it('ends when the signal aborts', async () => {
     await setup();
     const events = await f.store('configmaps').watch('ns1', { start: { kind: 'StartExact', rv: await f.storage.currentRevision() }, signal: ac.signal });
