@@ -7,8 +7,8 @@
 // - opening a Watch stream on the current endpoint (the watch code resumes
 //   broken streams itself, see etcd-watch.ts).
 // A write that failed with UNAVAILABLE is tried once more on the next
-// endpoint: every write of the store is a compare-and-swap Txn, so a write
-// that had in fact been applied shows as KeyExists/Conflict, never twice.
+// endpoint: every write of the store is a guarded Txn, so a write that had
+// in fact been applied shows as KeyExists/Conflict/NotFound, never twice.
 
 import type * as GrpcJs from '@grpc/grpc-js';
 import { onAbort } from '../../lifecycle/abort.js';
