@@ -7,8 +7,8 @@
 // - opening a Watch stream on the current endpoint (the watch code resumes
 //   broken streams itself, see etcd-watch.ts).
 // A write that failed with UNAVAILABLE is tried once more on the next
-// endpoint: every write of the store is a compare-and-swap Txn, so a write
-// that had in fact been applied shows as KeyExists/Conflict, never twice.
+// endpoint: every write of the store is a guarded Txn, so a write that had
+// in fact been applied shows as KeyExists/Conflict/NotFound, never twice.
 
 import type * as GrpcJs from '@grpc/grpc-js';
 import { onAbort } from '../../lifecycle/abort.js';
@@ -35,11 +35,12 @@ export interface EtcdClientOptions {
 }
 
 const CHANNEL_OPTIONS: GrpcJs.ChannelOptions = {
-  // An etcd member restarts in about a second: redial at least that often, so a
-  // resumed watch or the next call finds it soon. Also bounds the reconnect
-  // timer grpc-js leaves behind after close() (at most ~1.2 s with jitter).
+  // An etcd member restarts in about a second: redial often, so a resumed
+  // watch or the next call finds it soon (a dial to a dead member on the
+  // network is cheap). It also bounds what grpc-js leaves after close() of a
+  // channel that was redialling: up to two more back-off timers (~0.6 s each).
   'grpc.initial_reconnect_backoff_ms': 100,
-  'grpc.max_reconnect_backoff_ms': 1_000,
+  'grpc.max_reconnect_backoff_ms': 500,
   // etcd's own request limit is 1.5 MiB; a full list page or a watch batch can be far larger (clientv3 allows 2 GiB).
   'grpc.max_receive_message_length': 256 << 20,
   'grpc.max_send_message_length': 16 << 20,
@@ -123,6 +124,7 @@ export class EtcdClient {
       const index = this.current;
       const r = await this.once(codec, index, request, signal);
       if (r.ok) return r.value as T;
+      if (this.closed) throw new StorageError('Closed', key, { message: 'the etcd store was closed during the call', cause: r.error });
       const kind = classifyEtcdError(r.code, r.details);
       const message = `etcd ${rpc} on ${this.targets[index] ?? ''}: ${r.details}`;
       if (kind === 'compacted') throw new StorageError('Compacted', key, { message, cause: r.error });

@@ -7,7 +7,9 @@
 // Compaction: compact(r) is etcd's Compact(r): the state at r stays readable,
 // reads below r and watches from before r (afterRevision < r) are
 // 'Compacted' — the memory store's rule too. A revision beyond the current
-// one compacts to the current one.
+// one compacts to the current one. Compaction is etcd-wide: it applies to
+// every prefix and every server on that etcd (hence the compactor's shared
+// clock).
 //
 // compactedRevision() answers from what this process knows: its own
 // compactions (directly or through the compactor) and the compactions its

@@ -54,6 +54,7 @@ export async function* etcdWatch(ctx: EtcdWatchContext, prefix: string, opts: Wa
   // etcd itself accepts a watch from exactly its compaction revision (afterRevision = compacted - 1); the interface does not.
   const known = ctx.compacted();
   if (opts.afterRevision < known) throw new StorageError('Compacted', prefix, { revision: known, message: `watch of ${prefix} after revision ${opts.afterRevision}: compacted up to ${known}` });
+  if (opts.signal.aborted) return;
   const stop = new AbortController();
   const detachCaller = onAbort(opts.signal, () => stop.abort());
   const detachStore = onAbort(ctx.storeSignal, () => stop.abort());
