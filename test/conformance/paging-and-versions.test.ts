@@ -8,7 +8,7 @@ import { cm, makeNamespace, ns, rv } from './helpers/objects.js';
 
 const itemNames = (list: Json): string[] => list.items.map((i: Json) => i.metadata.name);
 
-describeBackends('§4.6 §4.13 §7: paging and resource versions', { extraArgs: ['--continue-token-ttl=4s'], faults: true }, (srv) => {
+describeBackends('§4.6 §4.13 §7: paging and resource versions', { extraArgs: ['--continue-token-lifetime=4s'], faults: true }, (srv) => {
   let c: ApiClient;
   let n: string;
   let path: string;

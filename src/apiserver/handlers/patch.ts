@@ -6,11 +6,8 @@
 // stale). The result passes the same field validation as a PUT body.
 import { apiErrors } from '../../api/errors.js';
 import { parseWriteQuery, type FieldValidation } from '../../api/list-query.js';
-import { PATCH_APPLY, PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC, negotiateInput, type PatchType } from '../../api/media.js';
-import { applyJsonPatch, toJsonPatch } from '../../api/patch/json-patch.js';
-import { decodeJson, type Json } from '../../api/patch/json.js';
-import { applyMergePatch } from '../../api/patch/merge-patch.js';
-import { applyStrategicMergePatch } from '../../api/patch/strategic.js';
+import { PATCH_APPLY, PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC, negotiateInput } from '../../api/media.js';
+import { applyPatch, type JsonObject, type JsonPatchType } from '../../api/patch/index.js';
 import type { ApiObject } from '../registry/types.js';
 import { headerValue } from './body.js';
 import type { RequestContext } from './context.js';
@@ -22,13 +19,13 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
   const patchType = input.patchType;
   const q = parseWriteQuery(ctx.req.url.searchParams, 'patch', patchType === PATCH_APPLY);
   if (patchType === PATCH_APPLY) throw apiErrors.unsupportedMediaType(PATCH_APPLY, [PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC]);
-  const patch = decodeJson(await ctx.req.body());
+  const body = await ctx.req.body();
   const subresource = ctx.info.subresource === 'status' ? 'status' : '';
   const result = await ctx.entry.store.guaranteedUpdate(
     ctx.info.namespace,
     ctx.info.name,
     (current) => {
-      const patched = apply(patchType, current, patch, ctx.gvk.kind);
+      const patched = applyPatch(patchType as JsonPatchType, current as unknown as JsonObject, body) as unknown as ApiObject;
       const wanted = patched.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== '' && wanted !== current.metadata.resourceVersion) throw apiErrors.conflict({ group: ctx.info.apiGroup, resource: ctx.info.resource }, ctx.info.name);
       return revalidate(ctx, patched, q.fieldValidation);
@@ -36,20 +33,6 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
     { dryRun: q.dryRun, subresource },
   );
   sendObject(ctx.answer, 200, result, ctx.gvk);
-}
-
-function apply(type: PatchType, current: ApiObject, patch: Json, kind: string): ApiObject {
-  const doc = current as unknown as Json;
-  switch (type) {
-    case PATCH_JSON:
-      return applyJsonPatch(doc, toJsonPatch(patch)) as unknown as ApiObject;
-    case PATCH_MERGE:
-      return applyMergePatch(doc, patch) as unknown as ApiObject;
-    case PATCH_STRATEGIC:
-      return applyStrategicMergePatch(doc, patch, kind) as unknown as ApiObject;
-    default:
-      throw apiErrors.unsupportedMediaType(type, [PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC]);
-  }
 }
 
 /** The patched object through the codec's schema: unknown fields dropped, warned about or refused as for a PUT. */
