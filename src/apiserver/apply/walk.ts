@@ -114,6 +114,8 @@ export interface Comparison {
   removed: FieldSet;
 }
 
+const TOP_LEVEL_STRUCTS = ['metadata', 'spec', 'status'] as const;
+
 const kindOf = (v: unknown): 'absent' | 'object' | 'list' | 'scalar' => (v === undefined ? 'absent' : isObject(v) ? 'object' : Array.isArray(v) ? 'list' : 'scalar');
 const isEmptyContainer = (v: unknown): boolean => v === undefined || (isObject(v) && Object.keys(v).length === 0) || (Array.isArray(v) && v.length === 0);
 
@@ -156,11 +158,12 @@ export function compareObjects(lhs: JsonObject, rhs: JsonObject, listTypes: List
     if (l === undefined) added.push(at.path);
     else if (r === undefined) removed.push(at.path);
   };
-  // Top-level objects (metadata, spec, status) are structs that always exist
-  // upstream, so their appearance is not an addition of the object itself.
+  // metadata, spec and status are structs that always exist in upstream's
+  // typed objects, so their appearance is not an addition of the struct
+  // itself (maps such as a ConfigMap's data are: their `.` is recorded).
   const struct = (a: JsonObject, b: JsonObject): JsonObject => {
     const out: JsonObject = { ...a };
-    for (const [k, v] of Object.entries(b)) if (out[k] === undefined && isObject(v)) out[k] = {};
+    for (const k of TOP_LEVEL_STRUCTS) if (out[k] === undefined && isObject(b[k])) out[k] = {};
     return out;
   };
   walk(struct(lhs, rhs), struct(rhs, lhs), { names: [], path: [] }, true);

@@ -54,9 +54,9 @@ describe('compareObjects', () => {
     expect(c.modified.toFieldsV1()).toEqual({ 'f:data': { 'f:k': {} } });
     expect(c.removed.toFieldsV1()).toEqual({ 'f:data': { 'f:gone': {} } });
   });
-  it('top-level structs appearing are not additions of the struct', () => {
+  it('metadata, spec and status appearing are not additions of the struct; a map appearing is', () => {
     const c = compareObjects({}, { spec: { x: 1 }, data: { a: 'b' } }, listTypes);
-    expect(c.added.toFieldsV1()).toEqual({ 'f:data': { 'f:a': {} }, 'f:spec': { 'f:x': {} } });
+    expect(c.added.toFieldsV1()).toEqual({ 'f:data': { '.': {}, 'f:a': {} }, 'f:spec': { 'f:x': {} } });
   });
   it('an atomic list is one leaf', () => {
     const c = compareObjects({ spec: { args: ['a'] } }, { spec: { args: ['a', 'b'] } }, listTypes);
