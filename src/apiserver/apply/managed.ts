@@ -158,6 +158,47 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
   }));
 }
 
+/** Upstream's DefaultMaxUpdateManagers and the bucket older Update entries go into. */
+export const MAX_UPDATE_MANAGERS = 10;
+export const ANCIENT_CHANGES = 'ancient-changes';
+
+/**
+ * Keeps the number of Update entries at `max` (upstream's capManagers, run
+ * after every non-apply write): from the oldest on, the second and later
+ * entries of one version are merged into an `ancient-changes` bucket of
+ * that version, which takes the time of the newest entry merged. Modifies
+ * `managers`.
+ */
+export function capUpdateManagers(managers: Managers, max = MAX_UPDATE_MANAGERS): void {
+  const updaters = [...managers.entries()].filter(([, r]) => r.operation === 'Update').map(([id]) => id);
+  if (updaters.length <= max) return;
+  updaters.sort((a, b) => seconds(managers.get(a)?.time) - seconds(managers.get(b)?.time) || cmp(a, b));
+  const firstOfVersion = new Map<string, string>();
+  let count = updaters.length;
+  for (let i = 0; i < updaters.length && count > max; i++) {
+    const id = updaters[i]!;
+    const rec = managers.get(id);
+    if (rec === undefined) continue;
+    const first = firstOfVersion.get(rec.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(rec.apiVersion, id);
+      continue;
+    }
+    const bucketId = managerIdentity({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: rec.apiVersion, subresource: '' });
+    let bucket = managers.get(bucketId);
+    if (bucket === undefined) {
+      const moved = managers.get(first);
+      managers.delete(first);
+      bucket = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: rec.apiVersion, subresource: '', time: moved?.time, set: moved?.set ?? FieldSet.empty() };
+      managers.set(bucketId, bucket);
+    }
+    bucket.set = bucket.set.union(rec.set);
+    bucket.time = rec.time;
+    managers.delete(id);
+    count--;
+  }
+}
+
 /** Fields no manager owns: identity and server-set metadata (upstream's stripMeta). */
 export const STRIPPED_FIELDS = FieldSet.of([
   ['f:apiVersion'],

@@ -4,7 +4,7 @@
 // to be stored; pure, never modifies its arguments; throws ApiError (400)
 // only for a request whose managedFields have the wrong JSON shape.
 import { FieldSet } from './fieldpath.js';
-import { STRIPPED_FIELDS, encodeManagedFields, managerIdentity, requestManagers, withManagedFields, withoutManagedFields } from './managed.js';
+import { STRIPPED_FIELDS, capUpdateManagers, encodeManagedFields, liveManagers, managerIdentity, requestManagers, withManagedFields, withoutManagedFields } from './managed.js';
 import { keepTimesOnNoop, withoutReset } from './apply.js';
 import { type JsonObject, type ListTypes, compareObjects } from './walk.js';
 
@@ -28,13 +28,17 @@ export interface UpdateOptions {
  * on create), other managers lose those and every removed field, entries
  * left empty go. A request may carry managedFields: a usable list replaces
  * the stored one, `[]` or `[{}]` clears it, anything else is ignored in
- * favour of the stored list. An existing object without entries stays
- * without (upstream only starts tracking on create or apply).
+ * favour of the stored list; a subresource write's list is ignored. An
+ * existing object without entries stays without (upstream only starts
+ * tracking on create or apply). Beyond ten Update entries the oldest merge
+ * into `ancient-changes`.
  */
 export function recordUpdate(old: object | undefined, updated: object, opts: UpdateOptions): JsonObject {
   const prev = old as JsonObject | undefined;
   const next = updated as JsonObject;
-  const managers = requestManagers(prev, next);
+  const subresource = opts.subresource ?? '';
+  // A subresource write cannot set managedFields: the stored ones count (upstream's ignoreManagedFieldsFromRequestObject).
+  const managers = subresource === '' ? requestManagers(prev, next) : liveManagers(prev);
   const body = withoutManagedFields(next);
   if (managers.size === 0 && prev !== undefined) return body;
 
@@ -45,11 +49,11 @@ export function recordUpdate(old: object | undefined, updated: object, opts: Upd
 
   const gained = changed.difference(STRIPPED_FIELDS);
   if (!gained.isEmpty()) {
-    const subresource = opts.subresource ?? '';
     const manager = opts.manager === '' ? 'unknown' : opts.manager;
     const id = managerIdentity({ manager, operation: 'Update', apiVersion: opts.apiVersion, subresource });
     const before = managers.get(id)?.set ?? FieldSet.empty();
     managers.set(id, { manager, operation: 'Update', apiVersion: opts.apiVersion, subresource, time: opts.now, set: gained.union(before) });
   }
+  capUpdateManagers(managers);
   return keepTimesOnNoop(prev, withManagedFields(body, encodeManagedFields(managers)));
 }

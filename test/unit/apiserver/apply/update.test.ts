@@ -61,6 +61,19 @@ describe('recordUpdate', () => {
     expect((entries(out) as JsonObject[]).map((e) => `${e.operation as string}:${e.manager as string}`)).toEqual(['Apply:alpha', 'Update:zeta', 'Update:beta']);
   });
 
+  it('merges the oldest Update entries into ancient-changes beyond ten', () => {
+    const at = (i: number): string => `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`;
+    let obj = recordUpdate(undefined, cm({ k0: 'v' }), by('m0', { now: at(0) }));
+    const data: Record<string, string> = { k0: 'v' };
+    for (let i = 1; i <= 10; i++) {
+      data[`k${i}`] = 'v';
+      obj = recordUpdate(obj, cm({ ...data }), by(`m${i}`, { now: at(i) }));
+    }
+    const list = entries(obj) as JsonObject[];
+    expect(list.map((e) => e.manager)).toEqual(['ancient-changes', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
+    expect(list[0]).toEqual(entry('ancient-changes', at(1), { 'f:data': { '.': {}, 'f:k0': {}, 'f:k1': {} } }));
+  });
+
   it('defaults an empty manager to unknown', () => {
     expect((entries(recordUpdate(undefined, cm({ a: '1' }), by(''))) as JsonObject[])[0]?.manager).toBe('unknown');
   });
@@ -73,6 +86,11 @@ describe('managedFields sent with a write', () => {
   it('a usable list replaces the stored one', () => {
     const mine = [entry('mine', T1, { 'f:data': { 'f:a': {} } })];
     expect(entries(recordUpdate(created, sending(mine), by('two')))).toEqual([entry('mine', T1, { 'f:data': { 'f:a': {} } }), entry('two', T2, { 'f:data': { 'f:b': {} } })]);
+  });
+
+  it('a status write cannot set them', () => {
+    const out = recordUpdate(created, sending([]), by('two', { subresource: 'status' }));
+    expect((entries(out) as JsonObject[]).map((e) => e.manager)).toEqual(['one', 'two']);
   });
 
   it.each([{ sent: [] }, { sent: [{}] }])('$sent clears them, and an object without entries stays without', ({ sent }) => {
