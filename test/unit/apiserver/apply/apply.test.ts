@@ -168,6 +168,16 @@ describe('apply conflicts', () => {
     expect((entries(all) as JsonObject[]).map((e) => e.manager)).toEqual(['beta']);
   });
 
+  it('conflicts when re-applying a field another writer changed since, and force takes it back', () => {
+    const applied = applyConfig(undefined, cm({ replicas: '1' }), opts('kubectl', { now: T1 }));
+    const scaled = recordUpdate(applied, cm({ replicas: '5' }), { manager: 'scaler', apiVersion: 'v1', now: T2, listTypes });
+    expect(entries(scaled)).toEqual([{ manager: 'scaler', operation: 'Update', apiVersion: 'v1', time: T2, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:replicas': {} } } }]);
+    expect(caught(() => applyConfig(scaled, cm({ replicas: '1' }), opts('kubectl', { now: T3 }))).message).toBe('Apply failed with 1 conflict: conflict with "scaler" using v1: .data.replicas');
+    const forced = applyConfig(scaled, cm({ replicas: '1' }), opts('kubectl', { now: T3, force: true }));
+    expect(forced.data).toEqual({ replicas: '1' });
+    expect((entries(forced) as JsonObject[]).map((e) => e.manager)).toEqual(['kubectl']);
+  });
+
   it('does not conflict with the manager itself', () => {
     const first = applyConfig(undefined, cm({ key: 'v' }), opts('alpha', { now: T1 }));
     expect(applyConfig(first, cm({ key: 'w' }), opts('alpha')).data).toEqual({ key: 'w' });

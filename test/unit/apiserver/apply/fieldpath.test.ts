@@ -29,6 +29,13 @@ describe('FieldsV1 round trips', () => {
     expect(JSON.stringify(FieldSet.of(paths).toFieldsV1())).toBe(JSON.stringify(FieldSet.fromFieldsV1(doc).toFieldsV1()));
   });
 
+  it.each([
+    '{"f:metadata":{"f:labels":{".":{},"f:run":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"nginx\\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{}}},"f:dnsPolicy":{},"f:restartPolicy":{}}}',
+    '{"f:status":{"f:conditions":{"k:{\\"type\\":\\"ContainersReady\\"}":{".":{},"f:status":{},"f:type":{}},"k:{\\"type\\":\\"Ready\\"}":{".":{},"f:status":{},"f:type":{}}},"f:phase":{},"f:podIPs":{".":{},"k:{\\"ip\\":\\"10.1.0.5\\"}":{".":{},"f:ip":{}}}}}',
+  ])('reads and writes kube-apiserver documents byte for byte: %s', (text) => {
+    expect(JSON.stringify(FieldSet.fromFieldsV1(JSON.parse(text)).toFieldsV1())).toBe(text);
+  });
+
   it('writes keys in upstream order: ".", fields, keys, values, indexes', () => {
     const set = FieldSet.of([['f:a', 'i:1'], ['f:a', 'v:"z"'], ['f:a', 'k:{"n":"b"}'], ['f:a', 'f:y'], ['f:a', 'f:b'], ['f:a']]);
     expect(Object.keys(set.toFieldsV1()['f:a']!)).toEqual(['.', 'f:b', 'f:y', 'k:{"n":"b"}', 'v:"z"', 'i:1']);
