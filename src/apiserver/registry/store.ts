@@ -25,11 +25,6 @@ export interface UpdateResult {
 /** Turns the current object into the desired one; may throw an ApiError to refuse. */
 export type TryUpdate = (current: ApiObject) => ApiObject | Promise<ApiObject>;
 
-/** Update options of the server's own writers: `internal` skips the strategy's update-only rules (pod binding sets spec.nodeName). */
-export interface InternalUpdateOptions extends UpdateOptions {
-  internal?: boolean;
-}
-
 /** Generated names that collide are retried this often before AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 5;
 
@@ -137,7 +132,7 @@ export class GenericStore {
    * An update that changes nothing stores nothing and keeps the
    * resourceVersion. For patches and internal writers.
    */
-  async guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, opts: InternalUpdateOptions = {}): Promise<ApiObject> {
+  async guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<ApiObject> {
     const { ctx } = this;
     const key = this.key(namespace, name);
     const gr = groupResource(ctx);
@@ -148,7 +143,7 @@ export class GenericStore {
       const desired = await tryUpdate(clone(old));
       const rv = desired.metadata?.resourceVersion ?? '';
       if (rv !== '' && rv !== old.metadata.resourceVersion) throw apiErrors.conflict(gr, name);
-      const { obj, errors } = prepareUpdate(ctx.strategy, desired, old, opts.subresource ?? '', opts.internal === true);
+      const { obj, errors } = prepareUpdate(ctx.strategy, desired, old, opts.subresource ?? '');
       if (errors.length > 0) throw invalidError(ctx, name, errors);
       if (sameStored(obj, old)) return old;
       try {

@@ -71,10 +71,9 @@ const hasStatus = (strategy: Strategy): boolean => (strategy.info.subresources ?
 /**
  * The object an update would store, from the client's `body` and the stored
  * `old` (with its resourceVersion), and its validation errors. The caller has
- * checked the resourceVersion precondition. `internal` skips the strategy's
- * update-only rules (validateUpdate) for the server's own writers.
+ * checked the resourceVersion precondition.
  */
-export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObject, subresource: '' | 'status', internal = false): Prepared {
+export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObject, subresource: '' | 'status'): Prepared {
   let obj = normalize(body, strategy);
   reconcileNamespace(obj, old.metadata.namespace ?? '', strategy.info.namespaced);
   if (subresource === 'status') obj = statusOnly(obj, old);
@@ -95,8 +94,7 @@ export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObjec
   strategy.defaults?.(obj);
   const errors = validateObjectMetaUpdate(meta, was, strategy.info.namespaced, nameValidator(strategy.nameRule));
   if (subresource === 'status') errors.push(...(strategy.validateStatusUpdate ?? strategy.validate)(obj, old));
-  // Internal writers (binding) change what clients may not; the object's own rules still hold.
-  else errors.push(...strategy.validate(obj), ...(internal ? [] : (strategy.validateUpdate?.(obj, old) ?? [])));
+  else errors.push(...strategy.validate(obj), ...(strategy.validateUpdate?.(obj, old) ?? []));
   return { obj, errors };
 }
 

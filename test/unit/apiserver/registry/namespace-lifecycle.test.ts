@@ -76,7 +76,9 @@ describe('pod binding and eviction', () => {
     await f.store('pods').create('ns1', pod('p'));
     const status = await f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } });
     expect(status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-    expect((await f.store('pods').get('ns1', 'p')).spec).toMatchObject({ nodeName: 'n1' });
+    const bound = await f.store('pods').get('ns1', 'p');
+    expect(bound.spec).toMatchObject({ nodeName: 'n1' });
+    expect(bound.status).toMatchObject({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
     const again = await rejection(f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { name: 'n2' } }));
     expect(again.code).toBe(409);
     expect(again.message).toBe('Operation cannot be fulfilled on pods "p": pod p is already assigned to node "n1"');
