@@ -13,7 +13,7 @@ import { listObjects } from './store-list.js';
 import { watchObjects } from './store-watch.js';
 import { clone, forStorage, objectKey, sameStored, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
-import { deleteOnUpdate, normalize, prepareCreate, prepareUpdate } from './write-prep.js';
+import { deleteOnUpdate, normalize, prepareCreate, prepareUpdate, servesUpdate } from './write-prep.js';
 import type { ApiObject, DeleteOptions, DeleteResult, ListRequest, ObjectList, ReadAt, Selection, UpdateOptions, WatchEvent, WatchRequest, WriteOptions } from './types.js';
 
 /** The answer of an update: the object, and whether the PUT created it (201). */
@@ -105,7 +105,7 @@ export class GenericStore {
     const bodyName = body.metadata?.name ?? '';
     if (bodyName !== name) throw apiErrors.badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
     const sub = opts.subresource ?? '';
-    if (sub === 'status' && !(this.ctx.strategy.info.subresources ?? []).some((s) => s.name === 'status')) {
+    if (!servesUpdate(this.ctx.strategy, sub)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     const rv = body.metadata?.resourceVersion ?? '';
@@ -136,6 +136,7 @@ export class GenericStore {
     const { ctx } = this;
     const key = this.key(namespace, name);
     const gr = groupResource(ctx);
+    if (!servesUpdate(ctx.strategy, opts.subresource ?? '')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     for (let attempt = 1; ; attempt++) {
       const kv = await ctx.storage.get(key).catch((e: unknown) => rethrow(ctx, e, name));
       if (kv === undefined) throw apiErrors.notFound(gr, name);
