@@ -60,6 +60,19 @@ describe('namespace lifecycle', () => {
     expect((await rejection(f.store('namespaces').deleteCollection('', undefined))).code).toBe(405);
   });
 
+  it('a namespace with its own metadata finalizer stays after its content is gone, until the finalizer is removed', async () => {
+    f = await fixture({}, []);
+    const nss = f.store('namespaces');
+    await nss.create('', { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    const res = await nss.delete('', 'held');
+    expect(res.deleted).toBe(false);
+    const held = await nss.get('', 'held');
+    expect(held.spec).toEqual({ finalizers: [] });
+    expect(held.metadata).toMatchObject({ finalizers: ['example.com/hold'], deletionGracePeriodSeconds: 0 });
+    await nss.update('', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    expect((await rejection(nss.get('', 'held'))).code).toBe(404);
+  });
+
   it('dry-run delete of a namespace changes nothing', async () => {
     f = await fixture();
     await f.store('configmaps').create('ns1', configMap('a'));
