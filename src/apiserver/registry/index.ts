@@ -104,7 +104,7 @@ export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './context.js';
 export { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 export { buildTable, parseIncludeObject, type IncludeObject, type Table } from './table.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './store-watch.js';
-export { IMMORTAL_NAMESPACES, SYSTEM_NAMESPACES } from './namespace-lifecycle.js';
+export { IMMORTAL_NAMESPACES, SYSTEM_NAMESPACES, type NamespaceLifecycle } from './namespace-lifecycle.js';
 export { BUILTIN_STRATEGIES } from './resources/index.js';
 export type * from './types.js';
 export { jsonStorageCodec } from './json-codec.js';
