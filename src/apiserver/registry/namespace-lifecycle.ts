@@ -76,7 +76,6 @@ export class NamespaceLifecycle {
         name,
         (ns) => {
           ns.metadata.deletionTimestamp ??= now;
-          ns.metadata.deletionGracePeriodSeconds ??= 0;
           ns.status = { ...(ns.status as object | undefined), phase: 'Terminating' };
         },
         opts,

@@ -60,6 +60,19 @@ describe('namespace lifecycle', () => {
     expect((await rejection(f.store('namespaces').deleteCollection('', undefined))).code).toBe(405);
   });
 
+  it('a namespace with its own metadata finalizer stays after its content is gone, until the finalizer is removed', async () => {
+    f = await fixture({}, []);
+    const nss = f.store('namespaces');
+    await nss.create('', { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    const res = await nss.delete('', 'held');
+    expect(res.deleted).toBe(false);
+    const held = await nss.get('', 'held');
+    expect(held.spec).toEqual({ finalizers: [] });
+    expect(held.metadata).toMatchObject({ finalizers: ['example.com/hold'], deletionGracePeriodSeconds: 0 });
+    await nss.update('', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    expect((await rejection(nss.get('', 'held'))).code).toBe(404);
+  });
+
   it('dry-run delete of a namespace changes nothing', async () => {
     f = await fixture();
     await f.store('configmaps').create('ns1', configMap('a'));
@@ -76,7 +89,9 @@ describe('pod binding and eviction', () => {
     await f.store('pods').create('ns1', pod('p'));
     const status = await f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } });
     expect(status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-    expect((await f.store('pods').get('ns1', 'p')).spec).toMatchObject({ nodeName: 'n1' });
+    const bound = await f.store('pods').get('ns1', 'p');
+    expect(bound.spec).toMatchObject({ nodeName: 'n1' });
+    expect(bound.status).toMatchObject({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
     const again = await rejection(f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { name: 'n2' } }));
     expect(again.code).toBe(409);
     expect(again.message).toBe('Operation cannot be fulfilled on pods "p": pod p is already assigned to node "n1"');
