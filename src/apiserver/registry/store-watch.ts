@@ -75,6 +75,10 @@ export async function watchObjects(ctx: StoreContext, namespace: string, req: Wa
   const prefix = selectionPrefix(ctx.strategy, namespace, req.selection);
   const progressIntervalMs = req.allowWatchBookmarks === true ? ctx.options.bookmarkIntervalMs : undefined;
   const requested = req.start.kind === 'StartExact' ? req.start.rv : start.after;
+  // Spec §4.5 rule 4: a start older than the retained history is answered 410 Gone before the stream
+  // begins, when the store knows it (on etcd a compaction by another server may only show up mid-stream: then an ERROR event).
+  const compacted = await ctx.storage.compactedRevision().catch(() => 0);
+  if (start.after < compacted) throw apiErrors.expired(`too old resource version: ${requested} (${compacted})`);
   async function* events(): AsyncGenerator<WatchEvent> {
     for (const ev of start.initial) {
       if (req.signal.aborted) return;
