@@ -32,9 +32,10 @@ export const PATCH_MESSAGES: PatchMessages = {
   'core.v1.Volume': { volumeSource: { t: 'core.v1.VolumeSource' } },
   'core.v1.VolumeSource': { ephemeral: { t: 'core.v1.EphemeralVolumeSource' } },
   'meta.v1.ObjectMeta': { ownerReferences: { s: 'merge', k: 'uid' }, finalizers: { s: 'merge' } },
+  '*': { metadata: { t: 'meta.v1.ObjectMeta' } },
 };
 
-/** `<apiVersion>/<kind>` of each served kind -> its message. */
+/** `<apiVersion>/<kind>` of each served kind -> its message ('*': any other object). */
 export const KIND_MESSAGES: Readonly<Record<string, string>> = {
   'v1/Namespace': 'core.v1.Namespace',
   'v1/Pod': 'core.v1.Pod',

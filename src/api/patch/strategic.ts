@@ -18,9 +18,13 @@ const RETAIN_KEYS = '$retainKeys';
 const SET_ORDER = '$setElementOrder/';
 const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 
-/** The schema of a served kind by apiVersion and kind (untyped when unknown). */
+/**
+ * The schema of a served kind by apiVersion and kind; any other kind gets
+ * the generic object schema (only `metadata` typed, so finalizers and
+ * ownerReferences still merge).
+ */
 export function schemaForKind(apiVersion: string, kind: string): PatchSchema {
-  return schemaFor(PATCH_MESSAGES, KIND_MESSAGES[`${apiVersion}/${kind}`]);
+  return schemaFor(PATCH_MESSAGES, KIND_MESSAGES[`${apiVersion}/${kind}`] ?? '*');
 }
 
 /**
