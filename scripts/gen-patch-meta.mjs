@@ -73,8 +73,25 @@ function parseProtos(files) {
   return messages;
 }
 
+// Go structs embedded with `json:",inline"`: in JSON their fields sit in the
+// parent, but the protos show them as one field. Nothing in the proto marks
+// them, so they are listed here (message -> proto field).
+const INLINE = {
+  'k8s.io.api.core.v1.Volume': 'volumeSource',
+  'k8s.io.api.core.v1.EphemeralContainer': 'ephemeralContainerCommon',
+  'k8s.io.api.core.v1.Probe': 'handler',
+  'k8s.io.api.core.v1.PersistentVolumeSpec': 'persistentVolumeSource',
+};
+
 const files = readdirSync(dir).filter((f) => f.endsWith('_generated.proto')).map((f) => join(dir, f));
 const messages = parseProtos(files);
+for (const [msg, field] of Object.entries(INLINE)) {
+  const fields = messages.get(msg);
+  const inlined = fields?.get(field)?.type;
+  if (!fields || !inlined || !messages.has(inlined)) throw new Error(`inline field ${msg}.${field} not found`);
+  fields.delete(field);
+  for (const [k, v] of messages.get(inlined)) fields.set(k, v);
+}
 
 // Keep a message only when some field below it carries patch metadata.
 const memo = new Map();

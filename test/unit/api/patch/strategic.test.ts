@@ -160,6 +160,25 @@ describe('strategic merge patch on served kinds (generated schema)', () => {
     const other = applyStrategicMergePatch({ items: [1], metadata: { finalizers: ['a'] } }, { items: [2], metadata: { finalizers: ['b'] } }, schemaForKind('rbac.authorization.platform.io/v1', 'Role'));
     expect(other).toEqual({ items: [2], metadata: { finalizers: ['b', 'a'] } });
   });
+  it('inlined Go structs are flattened: volumes by name reach the ephemeral claim template; ephemeral containers merge env by name', () => {
+    const pod: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      spec: {
+        volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['a'] } } } }],
+        ephemeralContainers: [{ name: 'e', env: [{ name: 'A', value: '1' }] }],
+      },
+    };
+    const got = applyStrategicMergePatch(
+      pod,
+      { spec: { volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['b'] } } } }], ephemeralContainers: [{ name: 'e', env: [{ name: 'B', value: '2' }] }] } },
+      schemaForKind('v1', 'Pod'),
+    );
+    expect(got['spec']).toEqual({
+      volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['b', 'a'] } } } }],
+      ephemeralContainers: [{ name: 'e', env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }] }],
+    });
+  });
   it('pod status conditions and podIPs merge', () => {
     const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', status: { podIPs: [{ ip: '1' }], conditions: [{ type: 'Ready', status: 'False' }] } };
     const got = applyStrategicMergePatch(pod, { status: { podIPs: [{ ip: '2' }], conditions: [{ type: 'Ready', status: 'True' }] } }, schemaForKind('v1', 'Pod'));
