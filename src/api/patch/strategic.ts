@@ -119,9 +119,10 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Patc
     const origList = Array.isArray(ov) ? ov : [];
     const patchList = Array.isArray(pv) ? pv : [];
     checkOrderList(patchList, order, field.mergeKey);
+    // Only an order: the live list as it is (duplicates kept), as upstream.
     let merged: Json[];
-    if (field.strategy === 'merge') merged = mergeItems(origList, patchList, field);
-    else merged = pv === undefined ? origList : patchList;
+    if (pv === undefined) merged = origList;
+    else merged = field.strategy === 'merge' ? mergeItems(origList, patchList, field) : patchList;
     const both = orderItems(merged, order, origList, field.mergeKey);
     if (both.length > 0 || ov !== undefined) original[k] = both;
     delete patch[k];
