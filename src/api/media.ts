@@ -20,7 +20,6 @@ export type PatchType = typeof PATCH_JSON | typeof PATCH_MERGE | typeof PATCH_ST
 export const PATCH_TYPES: readonly PatchType[] = [PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC, PATCH_APPLY];
 
 const SERVED: readonly MediaType[] = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
-const STREAMED: readonly MediaType[] = [MEDIA_JSON, MEDIA_PROTOBUF];
 
 /** One clause of an Accept header. */
 export interface AcceptClause {
@@ -88,8 +87,8 @@ export interface NegotiateInput {
   protobuf?: boolean;
 }
 
-function matchType(c: AcceptClause, offered: readonly MediaType[]): MediaType | undefined {
-  return offered.find((m) => {
+function matchTypes(c: AcceptClause, offered: readonly MediaType[]): MediaType[] {
+  return offered.filter((m) => {
     const [t, s] = m.split('/') as [string, string];
     return (c.type === '*' && c.subtype === '*') || (c.type === t && (c.subtype === '*' || c.subtype === s));
   });
@@ -110,45 +109,45 @@ function includeObjectOf(v: string | null): IncludeObject {
 
 /** The media types a 406 lists for this kind of request. */
 export function acceptedList(watch: boolean, protobuf = true): string[] {
-  if (watch) return (protobuf ? STREAMED : [MEDIA_JSON]).map((m) => `${m};stream=watch`);
+  if (watch) return (protobuf ? [MEDIA_JSON, MEDIA_PROTOBUF] : [MEDIA_JSON]).map((m) => `${m};stream=watch`);
   return protobuf ? [...SERVED] : [MEDIA_JSON, MEDIA_YAML];
 }
 
 /**
- * Picks the response representation: the first acceptable clause in
- * preference order; no `Accept` (or only q=0 wildcards excluded) means JSON.
- * A clause asking for a conversion other than Table in meta.platform.io
- * v1/v1beta1, or Table in protobuf, or YAML for a watch, or a `stream`
- * other than `watch`, is skipped. Nothing acceptable → 406 listing what is
- * served. Throws the 400 for a bad `includeObject` only when a Table is chosen.
+ * Picks the response representation as upstream's negotiation does: clauses
+ * in preference order, and within a clause the served types in order (JSON,
+ * YAML, protobuf); no `Accept` means JSON. A type is skipped for a clause
+ * asking for a conversion other than Table in meta.platform.io v1/v1beta1
+ * (Table only as JSON or YAML), or for `stream=` other than `watch` (YAML
+ * has no stream form). Nothing acceptable → 406 listing the served types;
+ * for a watch, a choice without a stream form (YAML) → 406 listing the
+ * `;stream=watch` types. A bad `includeObject` is a 400 only when a Table
+ * is chosen.
  */
 export function negotiateOutput(input: NegotiateInput): OutputChoice {
   const protobuf = input.protobuf ?? true;
-  const offered = (input.watch ? STREAMED : SERVED).filter((m) => protobuf || m !== MEDIA_PROTOBUF);
+  const offered = SERVED.filter((m) => protobuf || m !== MEDIA_PROTOBUF);
   const clauses = parseAccept(input.accept);
-  const choose = (mediaType: MediaType, table: TableTarget | undefined, pretty: boolean): OutputChoice => ({
-    mediaType,
-    contentType: input.watch && mediaType === MEDIA_PROTOBUF ? `${MEDIA_PROTOBUF};stream=watch` : mediaType,
-    table,
-    pretty,
-  });
+  const choose = (mediaType: MediaType, table: TableTarget | undefined, pretty: boolean): OutputChoice => {
+    if (input.watch && mediaType === MEDIA_YAML) throw apiErrors.notAcceptable(acceptedList(true, protobuf));
+    return { mediaType, contentType: input.watch && mediaType === MEDIA_PROTOBUF ? `${MEDIA_PROTOBUF};stream=watch` : mediaType, table, pretty };
+  };
   if (clauses.length === 0) return choose(MEDIA_JSON, undefined, false);
   for (const c of clauses) {
     if (c.q <= 0) continue;
-    const m = matchType(c, offered);
-    if (m === undefined) continue;
-    const stream = c.params['stream'];
-    if (stream !== undefined && stream !== '' && stream !== 'watch') continue;
-    if (stream === 'watch' && m === MEDIA_YAML) continue;
-    let table: TableTarget | undefined;
-    if (c.params['as'] !== undefined && c.params['as'] !== '') {
-      const version = tableVersion(c);
-      if (version === false || m === MEDIA_PROTOBUF) continue;
-      table = { version, includeObject: includeObjectOf(input.includeObject) };
+    for (const m of matchTypes(c, offered)) {
+      const stream = c.params['stream'];
+      if (stream !== undefined && stream !== '' && (stream !== 'watch' || m === MEDIA_YAML)) continue;
+      let table: TableTarget | undefined;
+      if (c.params['as'] !== undefined && c.params['as'] !== '') {
+        const version = tableVersion(c);
+        if (version === false || m === MEDIA_PROTOBUF) continue;
+        table = { version, includeObject: includeObjectOf(input.includeObject) };
+      }
+      return choose(m, table, c.params['pretty'] === '1');
     }
-    return choose(m, table, c.params['pretty'] === '1');
   }
-  throw apiErrors.notAcceptable(acceptedList(input.watch, protobuf));
+  throw apiErrors.notAcceptable(acceptedList(false, protobuf));
 }
 
 /**

@@ -42,7 +42,11 @@ export type WatchSemantic =
   | { kind: 'StartExact'; rv: number }
   /** sendInitialEvents=false without a version: no synthetic events, changes after the current revision. */
   | { kind: 'StartCurrent' }
-  /** A streaming list (sendInitialEvents=true): synthetic ADDED events, then the initial-events-end bookmark once synced to `rv` (undefined: a consistent read at request start). */
+  /**
+   * A streaming list (sendInitialEvents=true): synthetic ADDED events, then
+   * the initial-events-end bookmark once synced at least to `rv` (0: any
+   * state will do; undefined: a consistent read at request start).
+   */
   | { kind: 'StreamingList'; rv: number | undefined };
 
 /** The list/watch inputs of §4.13, as parsed from the query. */
@@ -127,7 +131,7 @@ export function classifyWatch(q: VersionQuery, watchListEnabled: boolean): Watch
   const errs = watchOptionsErrors(q, watchListEnabled);
   if (errs.length > 0) throw invalidListOptions(errs);
   const rv = q.resourceVersion;
-  if (q.sendInitialEvents === true) return { kind: 'StreamingList', rv: rv === '' || rv === '0' ? undefined : parseResourceVersion(rv) };
+  if (q.sendInitialEvents === true) return { kind: 'StreamingList', rv: rv === '' ? undefined : parseResourceVersion(rv) };
   if (q.sendInitialEvents === false) {
     return rv === '' || rv === '0' ? { kind: 'StartCurrent' } : { kind: 'StartExact', rv: parseResourceVersion(rv) };
   }

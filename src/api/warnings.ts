@@ -4,10 +4,10 @@
 // before the status line); the agent's client parses what it receives.
 // Pure values, no I/O; a collector is not shared across requests.
 
-/** Total bytes of Warning header values before truncation starts (upstream's 4 KiB). */
-export const MAX_WARNINGS_BYTES = 4 * 1024;
+/** Runes of warning text sent before truncation starts (upstream's 4 Ki). */
+export const TRUNCATE_AT_TOTAL_RUNES = 4 * 1024;
 /** Runes kept of each warning once truncating (upstream's 256). */
-export const TRUNCATED_WARNING_RUNES = 256;
+export const TRUNCATE_ITEM_RUNES = 256;
 
 const quoteText = (text: string): string => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
@@ -22,51 +22,51 @@ export function formatWarning(text: string, code = 299, agent = '-'): string {
   return `${String(code).padStart(3, '0')} ${a} ${quoteText(text)}`;
 }
 
-const truncateRunes = (s: string, n: number): string => {
+/** The first `n` runes of `s`, and how many runes that is. */
+function truncate(s: string, n: number): [string, number] {
   const runes = [...s];
-  return runes.length > n ? runes.slice(0, n).join('') : s;
-};
+  return runes.length > n ? [runes.slice(0, n).join(''), n] : [s, runes.length];
+}
 
 /**
- * Collects one request's warnings: duplicates (same text) are dropped, and
- * once the values would exceed 4 KiB the collector switches to truncating
- * mode for good: every warning (earlier ones replayed) is cut to 256 runes
- * and those that still do not fit are dropped, as upstream's recorder does.
+ * Collects one request's warnings as upstream's recorder does: duplicates
+ * (same text) are dropped; the texts may total 4 Ki runes, and the warning
+ * that would pass that switches to truncating mode for good: every warning
+ * so far is replayed cut to 256 runes, later ones are cut too, and once the
+ * total reaches 4 Ki runes again nothing more is added. Not shared across
+ * requests; callers add from the handler, the front reads `headers()` once.
  */
 export class WarningCollector {
-  private readonly texts: string[] = [];
+  private readonly ordered: Array<{ agent: string; text: string }> = [];
   private readonly seen = new Set<string>();
   private out: string[] = [];
   private written = 0;
   private truncating = false;
 
   constructor(
-    private readonly maxBytes = MAX_WARNINGS_BYTES,
-    private readonly truncateTo = TRUNCATED_WARNING_RUNES,
+    private readonly totalRunes = TRUNCATE_AT_TOTAL_RUNES,
+    private readonly itemRunes = TRUNCATE_ITEM_RUNES,
   ) {}
 
-  add(text: string): void {
-    if (text === '' || this.seen.has(text)) return;
-    if (this.truncating && this.written >= this.maxBytes) return;
+  add(text: string, agent = '-'): void {
+    if (text === '') return;
+    if (this.written >= this.totalRunes && this.truncating) return;
+    if (this.seen.has(text)) return;
     this.seen.add(text);
-    this.texts.push(text);
-    const header = formatWarning(this.truncating ? truncateRunes(text, this.truncateTo) : text);
-    const size = Buffer.byteLength(header, 'utf8');
-    if (this.written + size <= this.maxBytes) {
-      this.written += size;
-      this.out.push(header);
+    this.ordered.push({ agent, text });
+    const [t, runes] = this.truncating ? truncate(text, this.itemRunes) : [text, [...text].length];
+    if (this.written + runes <= this.totalRunes || this.truncating) {
+      this.written += runes;
+      this.out.push(formatWarning(t, 299, agent));
       return;
     }
-    if (this.truncating) return;
     this.truncating = true;
     this.written = 0;
     this.out = [];
-    for (const t of this.texts) {
-      const h = formatWarning(truncateRunes(t, this.truncateTo));
-      const sz = Buffer.byteLength(h, 'utf8');
-      if (this.written + sz > this.maxBytes) break;
-      this.written += sz;
-      this.out.push(h);
+    for (const w of this.ordered) {
+      const [tt, n] = truncate(w.text, this.itemRunes);
+      this.written += n;
+      this.out.push(formatWarning(tt, 299, w.agent));
     }
   }
 

@@ -58,40 +58,57 @@ function arrayIndex(arr: Json[], token: string, forAdd: boolean): number {
   return i;
 }
 
-/** The container of the pointer's last token, and that token. */
-function parentOf(doc: Json, pointer: string, op: string): [Json[] | Record<string, Json>, string] {
+/** evanphx/json-patch's texts for a path whose parent is missing, by operation. */
+const MISSING = {
+  add: (p: string) => `add operation does not apply: doc is missing path: ${JSON.stringify(p)}`,
+  remove: (p: string) => `remove operation does not apply: doc is missing path: ${JSON.stringify(p)}`,
+  replace: (p: string) => `replace operation does not apply: doc is missing path: ${p}`,
+  test: (p: string) => `test operation does not apply: is missing path: ${p}`,
+  moveFrom: (p: string) => `move operation does not apply: doc is missing from path: ${p}`,
+  moveTo: (p: string) => `move operation does not apply: doc is missing destination path: ${p}`,
+  copyFrom: (p: string) => `copy operation does not apply: doc is missing from path: ${p}`,
+  copyTo: (p: string) => `copy operation does not apply: doc is missing destination path: ${p}`,
+};
+type Missing = keyof typeof MISSING;
+
+/** The container of the pointer's last token, and that token; a missing parent is `missing`'s 422. */
+function parentOf(doc: Json, pointer: string, missing: Missing): [Json[] | Record<string, Json>, string] {
+  const fail = (): never => {
+    throw patchNotApplicable(`${MISSING[missing](pointer)}: missing value`);
+  };
   const ts = tokens(pointer);
   const last = ts.pop();
-  if (last === undefined) throw patchNotApplicable(`${op} operation does not apply: doc is missing path: ${JSON.stringify(pointer)}: missing value`);
+  if (last === undefined) return fail();
   let cur: Json = doc;
   for (const t of ts) {
     let next: Json | undefined;
     if (Array.isArray(cur)) next = /^(0|[1-9]\d*)$/.test(t) ? cur[Number(t)] : undefined;
     else if (isObject(cur)) next = Object.prototype.hasOwnProperty.call(cur, t) ? cur[t] : undefined;
-    if (next === undefined || next === null || typeof next !== 'object') throw patchNotApplicable(`${op} operation does not apply: doc is missing path: ${JSON.stringify(pointer)}: missing value`);
+    if (next === undefined || next === null || typeof next !== 'object') return fail();
     cur = next;
   }
-  if (cur === null || typeof cur !== 'object') throw patchNotApplicable(`${op} operation does not apply: doc is missing path: ${JSON.stringify(pointer)}: missing value`);
+  if (cur === null || typeof cur !== 'object') return fail();
   return [cur, last];
 }
 
-function get(doc: Json, pointer: string, op: string): Json | undefined {
+function get(doc: Json, pointer: string, missing: Missing): Json | undefined {
   if (pointer === '') return doc;
-  const [c, k] = parentOf(doc, pointer, op);
+  const [c, k] = parentOf(doc, pointer, missing);
   if (Array.isArray(c)) return /^(0|[1-9]\d*)$/.test(k) ? c[Number(k)] : undefined;
   return Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
 }
 
-function add(doc: Json, pointer: string, value: Json): Json {
+function add(doc: Json, pointer: string, value: Json, missing: Missing = 'add'): Json {
   if (pointer === '') return value;
-  const [c, k] = parentOf(doc, pointer, 'add');
+  const [c, k] = parentOf(doc, pointer, missing);
   if (Array.isArray(c)) c.splice(arrayIndex(c, k, true), 0, value);
   else c[k] = value;
   return doc;
 }
 
-function remove(doc: Json, pointer: string, op = 'remove'): [Json, Json] {
-  const [c, k] = parentOf(doc, pointer, op);
+function remove(doc: Json, pointer: string, missing: Missing = 'remove'): [Json, Json] {
+  const [c, k] = parentOf(doc, pointer, missing);
+  const op = missing === 'moveFrom' ? 'move' : 'remove';
   if (Array.isArray(c)) {
     const i = arrayIndex(c, k, false);
     return [doc, c.splice(i, 1)[0]!];
@@ -130,15 +147,15 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOp[]): Json {
       }
       case 'move': {
         if (o.path.startsWith(`${o.from!}/`)) throw patchNotApplicable(`move operation does not apply: cannot move ${o.from!} into its own child ${o.path}`);
-        if (get(cur, o.from!, 'move') === undefined) throw patchNotApplicable(`move operation does not apply: doc is missing from path: ${o.from!}: missing value`);
-        const [d, v] = remove(cur, o.from!, 'move');
-        cur = add(d, o.path, v);
+        if (get(cur, o.from!, 'moveFrom') === undefined) throw patchNotApplicable(`move operation does not apply: doc is missing from path: ${o.from!}: missing value`);
+        const [d, v] = remove(cur, o.from!, 'moveFrom');
+        cur = add(d, o.path, v, 'moveTo');
         break;
       }
       case 'copy': {
-        const v = get(cur, o.from!, 'copy');
+        const v = get(cur, o.from!, 'copyFrom');
         if (v === undefined) throw patchNotApplicable(`copy operation does not apply: doc is missing from path: ${o.from!}: missing value`);
-        cur = add(cur, o.path, clone(v));
+        cur = add(cur, o.path, clone(v), 'copyTo');
         break;
       }
       case 'test': {

@@ -14,8 +14,7 @@ export const PATCH_MESSAGES: PatchMessages = {
   'core.v1.Binding': { metadata: { t: 'meta.v1.ObjectMeta' } },
   'core.v1.ConfigMap': { metadata: { t: 'meta.v1.ObjectMeta' } },
   'core.v1.Container': { ports: { s: 'merge', k: 'containerPort' }, env: { s: 'merge', k: 'name' }, volumeMounts: { s: 'merge', k: 'mountPath' }, volumeDevices: { s: 'merge', k: 'devicePath' } },
-  'core.v1.EphemeralContainer': { ephemeralContainerCommon: { t: 'core.v1.EphemeralContainerCommon' } },
-  'core.v1.EphemeralContainerCommon': { ports: { s: 'merge', k: 'containerPort' }, env: { s: 'merge', k: 'name' }, volumeMounts: { s: 'merge', k: 'mountPath' }, volumeDevices: { s: 'merge', k: 'devicePath' } },
+  'core.v1.EphemeralContainer': { ports: { s: 'merge', k: 'containerPort' }, env: { s: 'merge', k: 'name' }, volumeMounts: { s: 'merge', k: 'mountPath' }, volumeDevices: { s: 'merge', k: 'devicePath' } },
   'core.v1.EphemeralVolumeSource': { volumeClaimTemplate: { t: 'core.v1.PersistentVolumeClaimTemplate' } },
   'core.v1.Event': { metadata: { t: 'meta.v1.ObjectMeta' } },
   'core.v1.Namespace': { metadata: { t: 'meta.v1.ObjectMeta' }, status: { t: 'core.v1.NamespaceStatus' } },
@@ -29,12 +28,12 @@ export const PATCH_MESSAGES: PatchMessages = {
   'core.v1.PodStatus': { conditions: { s: 'merge', k: 'type' }, hostIPs: { s: 'merge', k: 'ip' }, podIPs: { s: 'merge', k: 'ip' }, resourceClaimStatuses: { s: 'merge,retainKeys', k: 'name' } },
   'core.v1.Secret': { metadata: { t: 'meta.v1.ObjectMeta' } },
   'core.v1.ServiceAccount': { metadata: { t: 'meta.v1.ObjectMeta' }, secrets: { s: 'merge', k: 'name' } },
-  'core.v1.Volume': { volumeSource: { t: 'core.v1.VolumeSource' } },
-  'core.v1.VolumeSource': { ephemeral: { t: 'core.v1.EphemeralVolumeSource' } },
+  'core.v1.Volume': { ephemeral: { t: 'core.v1.EphemeralVolumeSource' } },
   'meta.v1.ObjectMeta': { ownerReferences: { s: 'merge', k: 'uid' }, finalizers: { s: 'merge' } },
+  '*': { metadata: { t: 'meta.v1.ObjectMeta' } },
 };
 
-/** `<apiVersion>/<kind>` of each served kind -> its message. */
+/** `<apiVersion>/<kind>` of each served kind -> its message ('*': any other object). */
 export const KIND_MESSAGES: Readonly<Record<string, string>> = {
   'v1/Namespace': 'core.v1.Namespace',
   'v1/Pod': 'core.v1.Pod',

@@ -16,11 +16,11 @@ export type PatchMessages = Readonly<Record<string, Readonly<Record<string, Fiel
 /** A position in the schema: the message an object at this path is, if known. */
 export interface PatchSchema {
   /** Metadata of `field` of this object: strategy, merge key, and the schema below it. */
-  field(name: string): { strategy: string; mergeKey: string; schema: PatchSchema };
+  field(name: string): { strategy: string; mergeKey: string; retainKeys: boolean; schema: PatchSchema };
 }
 
 /** The schema of an object with no known type: every list is replaced, every map merged. */
-export const UNTYPED: PatchSchema = { field: () => ({ strategy: '', mergeKey: '', schema: UNTYPED }) };
+export const UNTYPED: PatchSchema = { field: () => ({ strategy: '', mergeKey: '', retainKeys: false, schema: UNTYPED }) };
 
 /** A schema over a message table (the generated one, or a test's). */
 export function schemaFor(messages: PatchMessages, message: string | undefined): PatchSchema {
@@ -29,9 +29,10 @@ export function schemaFor(messages: PatchMessages, message: string | undefined):
   return {
     field: (name) => {
       const f = Object.prototype.hasOwnProperty.call(fields, name) ? fields[name]! : {};
-      // `merge,retainKeys`: the retainKeys part only tells patch generators to emit $retainKeys.
-      const strategy = (f.s ?? '').split(',').includes('merge') ? 'merge' : (f.s ?? '').split(',').includes('replace') ? 'replace' : '';
-      return { strategy, mergeKey: f.k ?? '', schema: schemaFor(messages, f.t) };
+      // `merge,retainKeys`: retainKeys only tells the two-way diff to emit $retainKeys; applying honours the directive anywhere.
+      const parts = (f.s ?? '').split(',');
+      const strategy = parts.includes('merge') ? 'merge' : parts.includes('replace') ? 'replace' : '';
+      return { strategy, mergeKey: f.k ?? '', retainKeys: parts.includes('retainKeys'), schema: schemaFor(messages, f.t) };
     },
   };
 }

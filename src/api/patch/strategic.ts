@@ -18,9 +18,13 @@ const RETAIN_KEYS = '$retainKeys';
 const SET_ORDER = '$setElementOrder/';
 const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 
-/** The schema of a served kind by apiVersion and kind (untyped when unknown). */
+/**
+ * The schema of a served kind by apiVersion and kind; any other kind gets
+ * the generic object schema (only `metadata` typed, so finalizers and
+ * ownerReferences still merge).
+ */
 export function schemaForKind(apiVersion: string, kind: string): PatchSchema {
-  return schemaFor(PATCH_MESSAGES, KIND_MESSAGES[`${apiVersion}/${kind}`]);
+  return schemaFor(PATCH_MESSAGES, KIND_MESSAGES[`${apiVersion}/${kind}`] ?? '*');
 }
 
 /**
@@ -115,9 +119,10 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Patc
     const origList = Array.isArray(ov) ? ov : [];
     const patchList = Array.isArray(pv) ? pv : [];
     checkOrderList(patchList, order, field.mergeKey);
+    // Only an order: the live list as it is (duplicates kept), as upstream.
     let merged: Json[];
-    if (field.strategy === 'merge') merged = mergeItems(origList, patchList, field);
-    else merged = pv === undefined ? origList : patchList;
+    if (pv === undefined) merged = origList;
+    else merged = field.strategy === 'merge' ? mergeItems(origList, patchList, field) : patchList;
     const both = orderItems(merged, order, origList, field.mergeKey);
     if (both.length > 0 || ov !== undefined) original[k] = both;
     delete patch[k];

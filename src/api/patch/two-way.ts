@@ -22,10 +22,11 @@ const byStr = (a: Json, b: Json): number => (str(a) < str(b) ? -1 : str(a) > str
  * plus `$deleteFromPrimitiveList/<list>`. `{}` when nothing changed.
  */
 export function createTwoWayMergePatch(original: JsonObject, modified: JsonObject, schema: PatchSchema): JsonObject {
-  return diffMaps(original, modified, schema);
+  return diffMaps(original, modified, schema, false);
 }
 
-function diffMaps(original: JsonObject, modified: JsonObject, schema: PatchSchema): JsonObject {
+/** `retainKeys`: the map is a field (or list item) with the retainKeys strategy, so the patch lists the keys to keep. */
+function diffMaps(original: JsonObject, modified: JsonObject, schema: PatchSchema, retainKeys: boolean): JsonObject {
   const patch: JsonObject = {};
   for (const [k, mv] of Object.entries(modified)) {
     if (!Object.prototype.hasOwnProperty.call(original, k)) {
@@ -38,7 +39,7 @@ function diffMaps(original: JsonObject, modified: JsonObject, schema: PatchSchem
       if (field.strategy === 'replace') {
         if (!deepEqual(ov, mv)) patch[k] = clone(mv);
       } else {
-        const sub = diffMaps(ov, mv, field.schema);
+        const sub = diffMaps(ov, mv, field.schema, field.retainKeys);
         if (Object.keys(sub).length > 0) patch[k] = sub;
       }
     } else if (Array.isArray(ov) && Array.isArray(mv)) {
@@ -47,6 +48,11 @@ function diffMaps(original: JsonObject, modified: JsonObject, schema: PatchSchem
     } else if (!deepEqual(ov, mv)) patch[k] = clone(mv);
   }
   for (const k of Object.keys(original)) if (!Object.prototype.hasOwnProperty.call(modified, k)) patch[k] = null;
+  if (retainKeys) {
+    const keep = Object.keys(modified).filter((k) => modified[k] !== null);
+    const cleared = Object.keys(original).some((k) => original[k] !== null && (modified[k] === undefined || modified[k] === null));
+    if (keep.length > 0 && (Object.keys(patch).length > 0 || cleared)) patch['$retainKeys'] = [...keep].sort(byStr);
+  }
   return sorted(patch);
 }
 
@@ -94,7 +100,7 @@ function diffMapList(key: string, original: Json[], modified: Json[], field: Fie
   let j = 0;
   while (i < os.length || j < ms.length) {
     if (i < os.length && j < ms.length && keyOf(os[i]!) === keyOf(ms[j]!)) {
-      const d = diffMaps(os[i] as JsonObject, ms[j] as JsonObject, field.schema);
+      const d = diffMaps(os[i] as JsonObject, ms[j] as JsonObject, field.schema, field.retainKeys);
       if (Object.keys(d).length > 0) changes.push(sorted({ ...d, [mk]: (ms[j] as JsonObject)[mk]! }));
       i++;
       j++;

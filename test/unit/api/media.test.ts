@@ -40,7 +40,7 @@ describe('response negotiation', () => {
     ['application/json;stream=watch', false, 'application/json', 'application/json'],
     [`${PB};stream=watch`, true, PB, `${PB};stream=watch`],
     ['application/json', true, 'application/json', 'application/json'],
-    ['application/yaml, application/json', true, 'application/json', 'application/json'],
+    ['application/yaml;stream=watch, application/json', true, 'application/json', 'application/json'],
     ['*/*', true, 'application/json', 'application/json'],
     [`${TABLE};stream=other, application/json`, false, 'application/json', 'application/json'],
   ])('Accept %j (watch %s) → %s', (accept, watch, mediaType, contentType) => {
@@ -68,6 +68,9 @@ describe('response negotiation', () => {
     [`${PB};as=Table;g=meta.platform.io;v=v1`, false, 'only the following media types are accepted: application/json, application/yaml, application/vnd.platform.protobuf'],
     ['application/json;q=0', false, 'only the following media types are accepted: application/json, application/yaml, application/vnd.platform.protobuf'],
     ['application/yaml', true, 'only the following media types are accepted: application/json;stream=watch, application/vnd.platform.protobuf;stream=watch'],
+    // upstream picks YAML first here and then finds it has no stream form
+    ['application/yaml, application/json', true, 'only the following media types are accepted: application/json;stream=watch, application/vnd.platform.protobuf;stream=watch'],
+    ['text/html', true, 'only the following media types are accepted: application/json, application/yaml, application/vnd.platform.protobuf'],
   ])('%j (watch %s) is a 406', (accept, watch, msg) => {
     const e = thrown(() => negotiateOutput({ accept, watch, includeObject: null }));
     expect([e.code, e.reason, e.message]).toEqual([406, 'NotAcceptable', msg]);

@@ -99,7 +99,7 @@ describe('watch (§4.13, §4.5 rule 6)', () => {
     [q({ resourceVersion: '0' }), { kind: 'StartAny' }],
     [q({ resourceVersion: '12' }), { kind: 'StartExact', rv: 12 }],
     [q({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' }), { kind: 'StreamingList', rv: undefined }],
-    [q({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '0' }), { kind: 'StreamingList', rv: undefined }],
+    [q({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '0' }), { kind: 'StreamingList', rv: 0 }],
     [q({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '40' }), { kind: 'StreamingList', rv: 40 }],
     [q({ sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan' }), { kind: 'StartCurrent' }],
     [q({ sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan', resourceVersion: '4' }), { kind: 'StartExact', rv: 4 }],

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
-import { checkFieldsSupported, labelSelectorFromObject, parseFieldSelector, parseLabelSelector } from '../../../src/api/selectors.js';
+import { checkFieldsSupported, labelSelectorFromObject, labelSelectorOf, newRequirement, parseFieldSelector, parseLabelSelector } from '../../../src/api/selectors.js';
 
 const err = (f: () => unknown): ApiError => {
   try {
@@ -157,5 +158,29 @@ describe('field selectors', () => {
     expect(() => checkFieldsSupported(s, ['metadata.name', 'spec.nodeName'])).not.toThrow();
     const e = err(() => checkFieldsSupported(s, ['metadata.name']));
     expect([e.code, e.message]).toEqual([400, 'field label not supported: spec.nodeName']);
+  });
+});
+
+describe('printing and parsing agree', () => {
+  it('parse(print(s)) has the same requirements and matches the same labels', () => {
+    const key = fc.constantFrom('a', 'b.c/d', 'example.com/k', 'in', 'x_y');
+    const value = fc.constantFrom('', 'v', 'w-1', 'in', 'notin', 'Z.z');
+    const int = fc.integer({ min: -5, max: 5 }).map(String).filter((v) => !v.startsWith('-'));
+    const req = fc.oneof(
+      fc.tuple(key, fc.constantFrom('=' as const, '==' as const, '!=' as const), value).map(([k, op, v]) => newRequirement(k, op, [v])),
+      fc.tuple(key, fc.constantFrom('in' as const, 'notin' as const), fc.uniqueArray(value, { minLength: 1, maxLength: 3 })).map(([k, op, vs]) => newRequirement(k, op, vs)),
+      fc.tuple(key, fc.constantFrom('exists' as const, '!' as const)).map(([k, op]) => newRequirement(k, op, [])),
+      fc.tuple(key, fc.constantFrom('gt' as const, 'lt' as const), int).map(([k, op, v]) => newRequirement(k, op, [v])),
+    );
+    const labels = fc.dictionary(key, fc.oneof(value, int), { maxKeys: 4 });
+    fc.assert(
+      fc.property(fc.array(req, { maxLength: 4 }), labels, (reqs, ls) => {
+        const s = labelSelectorOf(reqs);
+        const back = parseLabelSelector(s.toString());
+        expect(back.requirements).toEqual(s.requirements);
+        expect(back.matches(ls)).toBe(s.matches(ls));
+      }),
+      { numRuns: 300, seed: 1603 },
+    );
   });
 });

@@ -21,23 +21,24 @@ describe('WarningCollector', () => {
     for (const t of ['b', 'a', 'b', '', 'a']) c.add(t);
     expect(c.headers()).toEqual(['299 - "b"', '299 - "a"']);
   });
-  it('switches to truncation past the byte budget, replaying earlier warnings truncated', () => {
+  it('switches to truncation past the rune budget, replaying earlier warnings truncated', () => {
     const c = new WarningCollector(100, 5);
-    c.add('x'.repeat(40)); // 48 bytes
-    c.add('y'.repeat(40)); // 96
-    expect(c.headers()).toHaveLength(2);
-    c.add('z'.repeat(40)); // would be 144: truncate everything to 5 runes
+    c.add('x'.repeat(40));
+    c.add('y'.repeat(60)); // exactly 100 runes: still fits
+    expect(c.headers()).toEqual([`299 - "${'x'.repeat(40)}"`, `299 - "${'y'.repeat(60)}"`]);
+    c.add('z'.repeat(40)); // would be 140: truncate everything to 5 runes
     expect(c.headers()).toEqual(['299 - "xxxxx"', '299 - "yyyyy"', '299 - "zzzzz"']);
-    c.add('ééééééé');
-    expect(c.headers().at(-1)).toBe('299 - "ééééé"');
+    c.add('ééééééé', 'agent');
+    expect(c.headers().at(-1)).toBe('299 agent "ééééé"');
   });
-  it('with the defaults: 4 KiB, then 256 runes each, then nothing once full', () => {
+  it('with the defaults: 4 Ki runes, then 256 runes each until 4 Ki again, then nothing', () => {
     const c = new WarningCollector();
-    for (let i = 0; i < 200; i++) c.add(`${i} ${'w'.repeat(300)}`);
+    for (let i = 0; i < 200; i++) c.add(`${String(i).padStart(3, '0')} ${'w'.repeat(296)}`);
     const hs = c.headers();
-    expect(hs.reduce((n, h) => n + Buffer.byteLength(h), 0)).toBeLessThanOrEqual(4096);
+    // 13 warnings of 300 runes fit in 4096; the 14th starts truncation; 16 × 256 = 4096 stops it.
+    expect(hs.length).toBe(16);
     expect(hs.every((h) => h.length === '299 - ""'.length + 256)).toBe(true);
-    expect(hs.length).toBe(Math.floor(4096 / (8 + 256)));
+    expect(hs[15]!.startsWith('299 - "015 ')).toBe(true);
   });
 });
 

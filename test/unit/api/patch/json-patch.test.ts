@@ -47,6 +47,11 @@ describe('JSON Patch (RFC 6902 appendix A cases)', () => {
     ['leading zero index', { foo: [1, 2] }, [{ op: 'remove', path: '/foo/01' }], 'Unable to access invalid index: 01: invalid index referenced'],
     ['move from a missing path', { a: 1 }, [{ op: 'move', from: '/b', path: '/c' }], 'move operation does not apply: doc is missing from path: /b: missing value'],
     ['move into own child', { a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }], 'move operation does not apply: cannot move /a into its own child /a/b/c'],
+    ['replace under a missing parent', { a: 1 }, [{ op: 'replace', path: '/b/c', value: 1 }], 'replace operation does not apply: doc is missing path: /b/c: missing value'],
+    ['test under a missing parent', { a: 1 }, [{ op: 'test', path: '/b/c', value: 1 }], 'test operation does not apply: is missing path: /b/c: missing value'],
+    ['copy from a missing parent', { a: 1 }, [{ op: 'copy', from: '/b/c', path: '/d' }], 'copy operation does not apply: doc is missing from path: /b/c: missing value'],
+    ['copy to a missing parent', { a: 1 }, [{ op: 'copy', from: '/a', path: '/x/y' }], 'copy operation does not apply: doc is missing destination path: /x/y: missing value'],
+    ['remove under a missing parent', { a: 1 }, [{ op: 'remove', path: '/b/c' }], 'remove operation does not apply: doc is missing path: "/b/c": missing value'],
     ['unknown op', { a: 1 }, [{ op: 'frob', path: '/a' }], 'Unexpected kind: frob'],
     ['missing value', { a: 1 }, [{ op: 'add', path: '/b' }], 'add operation missing value field'],
   ])('%s is a 422', (_n, doc, ops, detail) => {

@@ -152,13 +152,32 @@ describe('strategic merge patch on served kinds (generated schema)', () => {
     expect(got['metadata']).toEqual({ name: 'n1', finalizers: ['b', 'a'], labels: { x: 'y', z: '1' } });
     expect((got['status'] as JsonObject)['images']).toEqual([{ names: ['b'] }]);
   });
-  it('pod containers merge by name, ownerReferences by uid; unknown kinds replace lists', () => {
+  it('pod containers merge by name, ownerReferences by uid; other kinds replace lists but merge metadata', () => {
     const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { ownerReferences: [{ uid: 'u1', name: 'a' }] }, spec: { containers: [{ name: 'c', image: 'i1' }, { name: 'd', image: 'i2' }] } };
     const got = applyStrategicMergePatch(pod, { metadata: { ownerReferences: [{ uid: 'u2', name: 'b' }] }, spec: { containers: [{ name: 'd', image: 'i3' }] } }, schemaForKind('v1', 'Pod'));
     expect(got['spec']).toEqual({ containers: [{ name: 'c', image: 'i1' }, { name: 'd', image: 'i3' }] });
     expect((got['metadata'] as JsonObject)['ownerReferences']).toEqual([{ uid: 'u2', name: 'b' }, { uid: 'u1', name: 'a' }]);
-    const other = applyStrategicMergePatch({ items: [1] }, { items: [2] }, schemaForKind('example.com/v1', 'Thing'));
-    expect(other).toEqual({ items: [2] });
+    const other = applyStrategicMergePatch({ items: [1], metadata: { finalizers: ['a'] } }, { items: [2], metadata: { finalizers: ['b'] } }, schemaForKind('rbac.authorization.platform.io/v1', 'Role'));
+    expect(other).toEqual({ items: [2], metadata: { finalizers: ['b', 'a'] } });
+  });
+  it('inlined Go structs are flattened: volumes by name reach the ephemeral claim template; ephemeral containers merge env by name', () => {
+    const pod: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      spec: {
+        volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['a'] } } } }],
+        ephemeralContainers: [{ name: 'e', env: [{ name: 'A', value: '1' }] }],
+      },
+    };
+    const got = applyStrategicMergePatch(
+      pod,
+      { spec: { volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['b'] } } } }], ephemeralContainers: [{ name: 'e', env: [{ name: 'B', value: '2' }] }] } },
+      schemaForKind('v1', 'Pod'),
+    );
+    expect(got['spec']).toEqual({
+      volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { metadata: { finalizers: ['b', 'a'] } } } }],
+      ephemeralContainers: [{ name: 'e', env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }] }],
+    });
   });
   it('pod status conditions and podIPs merge', () => {
     const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', status: { podIPs: [{ ip: '1' }], conditions: [{ type: 'Ready', status: 'False' }] } };
