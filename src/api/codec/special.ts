@@ -1,0 +1,47 @@
+// Value conversions of the API's special types between their JSON form and
+// their message fields (pure functions, no I/O): metav1.Time (RFC 3339,
+// seconds), metav1.MicroTime (RFC 3339 with six fractional digits).
+// Called by the compiled encoders/decoders (convert.ts) and by the strict
+// validator; none of them throws for valid input.
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** Seconds and nanoseconds since the epoch of an RFC 3339 time, or undefined when `s` is not one. */
+export function parseRfc3339(s: string): { seconds: number; nanos: number } | undefined {
+  const m = RFC3339.exec(s);
+  if (m === null) return undefined;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  if (Number.isNaN(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined;
+  let seconds = ms / 1000;
+  if (m[8] === undefined) {
+    const off = (Number(m[10]) * 60 + Number(m[11])) * 60;
+    seconds += m[9] === '-' ? off : -off;
+  }
+  const frac = m[7];
+  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, '0'));
+  return { seconds, nanos };
+}
+
+function isoSeconds(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  if (Number.isNaN(d.getTime())) return '0001-01-01T00:00:00';
+  return d.toISOString().slice(0, 19);
+}
+
+/** `2006-01-02T15:04:05Z`: metav1.Time's JSON form (second precision, UTC). */
+export function formatTime(seconds: number): string {
+  return `${isoSeconds(seconds)}Z`;
+}
+
+/** `2006-01-02T15:04:05.000000Z`: metav1.MicroTime's JSON form. */
+export function formatMicroTime(seconds: number, nanos: number): string {
+  const micros = Math.floor(nanos / 1000);
+  return `${isoSeconds(seconds)}.${String(micros).padStart(6, '0')}Z`;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Go's encoding/json reads []byte as standard, padded base64; anything else is a type error. */
+export function isBase64(s: string): boolean {
+  return BASE64.test(s);
+}
