@@ -116,19 +116,15 @@ function compileEncoder(kind: ValueKind, message: MessagePlan | undefined): Valu
   }
 }
 
-function readSubFields(r: WireReader, onField: (id: number, wt: number) => void): void {
+/** Reads a sub-message's length; returns where it ends. */
+function subEnd(r: WireReader): number {
   const n = r.len();
-  const end = r.pos + n;
-  const outerEnd = r.end;
-  (r as { end: number }).end = end;
-  try {
-    while (r.pos < end) {
-      const tag = r.uint32();
-      onField(tag >>> 3, tag & 7);
-    }
-  } finally {
-    (r as { end: number }).end = outerEnd;
-  }
+  return r.pos + n;
+}
+
+/** A value that ran past its enclosing message is malformed input. */
+function checkEnd(r: WireReader, end: number): void {
+  if (r.pos !== end) throw new CodecError('EWIRE', `protobuf: value overruns its message at offset ${r.pos}`, { offset: r.pos });
 }
 
 function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHook: RawBytesHook): ValueDecoder {
@@ -156,24 +152,29 @@ function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHo
       return (r) => {
         let seconds = 0;
         let nanos = 0;
-        const start = r.pos;
-        readSubFields(r, (id, wt) => {
-          if (id === 1 && wt === 0) seconds = r.int64();
-          else if (id === 2 && wt === 0) nanos = r.int32();
-          else r.skip(wt);
-        });
+        const end = subEnd(r);
         // An empty message is Go's zero time: the field is left out, as JSON null would be.
-        if (r.pos - start <= 1) return undefined;
+        if (r.pos === end) return undefined;
+        while (r.pos < end) {
+          const tag = r.uint32();
+          if (tag === 0x08) seconds = r.int64();
+          else if (tag === 0x10) nanos = r.int32();
+          else r.skip(tag & 7);
+        }
+        checkEnd(r, end);
         return micro ? formatMicroTime(seconds, nanos) : formatTime(seconds);
       };
     }
     case 'quantity':
       return (r) => {
         let s = '';
-        readSubFields(r, (id, wt) => {
-          if (id === 1 && wt === 2) s = r.string();
-          else r.skip(wt);
-        });
+        const end = subEnd(r);
+        while (r.pos < end) {
+          const tag = r.uint32();
+          if (tag === 0x0a) s = r.string();
+          else r.skip(tag & 7);
+        }
+        checkEnd(r, end);
         return s;
       };
     case 'intorstring':
@@ -181,22 +182,28 @@ function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHo
         let type = 0;
         let i = 0;
         let s = '';
-        readSubFields(r, (id, wt) => {
-          if (id === 1 && wt === 0) type = r.int64();
-          else if (id === 2 && wt === 0) i = r.int32();
-          else if (id === 3 && wt === 2) s = r.string();
-          else r.skip(wt);
-        });
+        const end = subEnd(r);
+        while (r.pos < end) {
+          const tag = r.uint32();
+          if (tag === 0x08) type = r.int64();
+          else if (tag === 0x10) i = r.int32();
+          else if (tag === 0x1a) s = r.string();
+          else r.skip(tag & 7);
+        }
+        checkEnd(r, end);
         return type === 1 ? s : i;
       };
     case 'fieldsv1':
     case 'rawextension':
       return (r) => {
         let raw: Buffer | undefined;
-        readSubFields(r, (id, wt) => {
-          if (id === 1 && wt === 2) raw = r.bytes();
-          else r.skip(wt);
-        });
+        const end = subEnd(r);
+        while (r.pos < end) {
+          const tag = r.uint32();
+          if (tag === 0x0a) raw = r.bytes();
+          else r.skip(tag & 7);
+        }
+        checkEnd(r, end);
         if (raw === undefined || raw.length === 0) return undefined;
         if (kind === 'rawextension' && raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0) return rawHook(raw);
         try {
@@ -208,10 +215,13 @@ function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHo
     case 'stringlist':
       return (r) => {
         const out: string[] = [];
-        readSubFields(r, (id, wt) => {
-          if (id === 1 && wt === 2) out.push(r.string());
-          else r.skip(wt);
-        });
+        const end = subEnd(r);
+        while (r.pos < end) {
+          const tag = r.uint32();
+          if (tag === 0x0a) out.push(r.string());
+          else r.skip(tag & 7);
+        }
+        checkEnd(r, end);
         return out;
       };
   }
@@ -244,36 +254,31 @@ function compileMessage(m: MessagePlan): void {
   const byId = m.byId;
   m.decode = (r, end, into) => {
     const out: Record<string, unknown> = into ?? {};
-    const outerEnd = r.end;
-    (r as { end: number }).end = end;
-    try {
-      while (r.pos < end) {
-        const tag = r.uint32();
-        const f = byId[tag >>> 3];
-        const wt = tag & 7;
-        if (f === undefined) {
-          r.skip(wt);
-          continue;
-        }
-        try {
-          if (f.inline && wt === 2) {
-            const len = r.len();
-            (f.message as MessagePlan).decode(r, r.pos + len, out);
-          } else if (f.label === 'optional') {
-            if (wt !== WIRE_TYPE[f.kind]) r.skip(wt);
-            else {
-              const v = f.decodeValue(r);
-              if (v !== undefined) out[f.name] = v;
-            }
-          } else if (f.label === 'repeated') decodeRepeated(f, r, wt, out);
-          else decodeMapEntry(f, r, out);
-        } catch (e) {
-          within(e, f.name);
-        }
+    while (r.pos < end) {
+      const tag = r.uint32();
+      const f = byId[tag >>> 3];
+      const wt = tag & 7;
+      if (f === undefined) {
+        r.skip(wt);
+        continue;
       }
-    } finally {
-      (r as { end: number }).end = outerEnd;
+      try {
+        if (f.inline && wt === 2) {
+          const len = r.len();
+          (f.message as MessagePlan).decode(r, r.pos + len, out);
+        } else if (f.label === 'optional') {
+          if (wt !== f.wireType) r.skip(wt);
+          else {
+            const v = f.decodeValue(r);
+            if (v !== undefined) out[f.name] = v;
+          }
+        } else if (f.label === 'repeated') decodeRepeated(f, r, wt, out);
+        else decodeMapEntry(f, r, out);
+      } catch (e) {
+        within(e, f.name);
+      }
     }
+    checkEnd(r, end);
     return out;
   };
 }
@@ -297,14 +302,14 @@ function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<str
     arr = [];
     out[f.name] = arr;
   }
-  if (wt === 2 && WIRE_TYPE[f.kind] === 0) {
+  if (wt === 2 && f.wireType === 0) {
     // Packed numbers: accepted although proto2 senders (Go) write them unpacked.
     const n = r.len();
     const end = r.pos + n;
     while (r.pos < end) arr.push(f.decodeValue(r));
     return;
   }
-  if (wt !== WIRE_TYPE[f.kind]) {
+  if (wt !== f.wireType) {
     r.skip(wt);
     return;
   }
@@ -313,7 +318,7 @@ function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<str
 
 function encodeMap(f: FieldPlan, v: unknown, w: ProtoWriter): void {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw typeError('object', v);
-  const valueTag = (2 << 3) | WIRE_TYPE[f.kind];
+  const valueTag = (2 << 3) | f.wireType;
   for (const key in v) {
     const val = (v as Record<string, unknown>)[key];
     w.uint32(f.tag).fork().uint32(10).string(key);
@@ -337,11 +342,15 @@ function decodeMapEntry(f: FieldPlan, r: WireReader, out: Record<string, unknown
   }
   let key = '';
   let value: unknown;
-  readSubFields(r, (id, wt) => {
-    if (id === 1 && wt === 2) key = r.string();
-    else if (id === 2 && wt === WIRE_TYPE[f.kind]) value = f.decodeValue(r);
-    else r.skip(wt);
-  });
+  const end = subEnd(r);
+  const valueTag = (2 << 3) | f.wireType;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) key = r.string();
+    else if (tag === valueTag) value = f.decodeValue(r);
+    else r.skip(tag & 7);
+  }
+  checkEnd(r, end);
   if (value === undefined) value = f.kind === 'message' ? {} : (ZERO[f.kind] ?? null);
   if (key === '__proto__') Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
   else map[key] = value;
@@ -351,7 +360,8 @@ function decodeMapEntry(f: FieldPlan, r: WireReader, out: Record<string, unknown
 export function compilePlans(plans: Map<string, MessagePlan>, rawHook: RawBytesHook): void {
   for (const m of plans.values()) {
     for (const f of m.fields) {
-      f.tag = ((f.id << 3) | (f.label === 'map' ? 2 : WIRE_TYPE[f.kind])) >>> 0;
+      f.wireType = WIRE_TYPE[f.kind];
+      f.tag = ((f.id << 3) | (f.label === 'map' ? 2 : f.wireType)) >>> 0;
       f.encodeValue = compileEncoder(f.kind, f.message);
       f.decodeValue = compileDecoder(f.kind, f.message, rawHook);
     }

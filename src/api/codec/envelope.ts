@@ -32,37 +32,53 @@ function lenField(tag: number, n: number): number {
  * always), so the bytes equal upstream's for the same message.
  */
 export function encodeEnvelope(tm: TypeMeta, raw: Uint8Array): Buffer {
+  return encodeEnvelopeWith(tm, raw.length, (out, p) => {
+    out.set(raw, p);
+    return p + raw.length;
+  });
+}
+
+/**
+ * The envelope of a message of `rawLength` bytes that `writeRaw` writes at
+ * offset `p` of `out` (returning the offset after it): one allocation for the
+ * whole response, used for Lists built from stored items.
+ */
+export function encodeEnvelopeWith(tm: TypeMeta, rawLength: number, writeRaw: (out: Buffer, p: number) => number): Buffer {
   const av = Buffer.byteLength(tm.apiVersion);
   const k = Buffer.byteLength(tm.kind);
   const tmLen = lenField(1, av) + lenField(1, k);
-  const total = 4 + lenField(1, tmLen) + lenField(1, raw.length) + 4;
+  const total = 4 + lenField(1, tmLen) + lenField(1, rawLength) + 4;
   const out = Buffer.allocUnsafe(total);
   ENVELOPE_MAGIC.copy(out, 0);
   let p = 4;
-  const varint = (n: number): void => {
-    while (n >= 128) {
-      out[p++] = (n & 0x7f) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    out[p++] = n;
-  };
   out[p++] = 0x0a;
-  varint(tmLen);
+  p = putVarint(out, p, tmLen);
   out[p++] = 0x0a;
-  varint(av);
+  p = putVarint(out, p, av);
   p += out.write(tm.apiVersion, p, 'utf8');
   out[p++] = 0x12;
-  varint(k);
+  p = putVarint(out, p, k);
   p += out.write(tm.kind, p, 'utf8');
   out[p++] = 0x12;
-  varint(raw.length);
-  out.set(raw, p);
-  p += raw.length;
+  p = putVarint(out, p, rawLength);
+  const end = writeRaw(out, p);
+  if (end !== p + rawLength) throw new CodecError('EWIRE', `envelope body wrote ${end - p} bytes, announced ${rawLength}`);
+  p = end;
   out[p++] = 0x1a;
   out[p++] = 0x00;
   out[p++] = 0x22;
   out[p++] = 0x00;
   return out;
+}
+
+/** Writes `n` as a varint at `p`; returns the offset after it. */
+export function putVarint(out: Buffer, p: number, n: number): number {
+  while (n >= 128) {
+    out[p++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[p++] = n;
+  return p;
 }
 
 /** True when `buf` starts with the envelope's magic bytes. */

@@ -6,7 +6,7 @@
 
 import type { FieldError } from '../errors.js';
 import { compilePlans } from './convert.js';
-import { decodeEnvelope, encodeEnvelope, type TypeMeta } from './envelope.js';
+import { decodeEnvelope, encodeEnvelope, encodeEnvelopeWith, putVarint, type TypeMeta } from './envelope.js';
 import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
 import type { MessagePlan } from './plan.js';
@@ -14,7 +14,7 @@ import { type KindEntry, SERVED_KINDS, kindKey } from './registry.js';
 import { parseJsonStrict } from './strict-json.js';
 import { walkObject } from './validate.js';
 import { decodeWatchEvent } from './watch.js';
-import { WireReader } from './wire.js';
+import { WireReader, varintLength } from './wire.js';
 import { parseYamlStrict } from './yaml-strict.js';
 
 export { CodecError, isCodecError, type CodecErrorCode } from './errors.js';
@@ -113,11 +113,25 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     encodeListFromRaw: (listTm, meta, items) => {
       planOf(listTm);
       const w = schema.newWriter();
-      w.uint32(0x0a).fork();
       listMeta.encode(meta, w);
-      w.ldelim();
-      for (const item of items) w.uint32(0x12).bytes(item);
-      return encodeEnvelope(listTm, w.finish());
+      const lm = w.finish();
+      // Every List is {metadata = 1: ListMeta, items = 2: repeated item}; items are copied once, into the response.
+      let len = 1 + varintLength(lm.length) + lm.length;
+      for (const item of items) len += 1 + varintLength(item.length) + item.length;
+      return encodeEnvelopeWith(listTm, len, (out, start) => {
+        let p = start;
+        out[p++] = 0x0a;
+        p = putVarint(out, p, lm.length);
+        out.set(lm, p);
+        p += lm.length;
+        for (const item of items) {
+          out[p++] = 0x12;
+          p = putVarint(out, p, item.length);
+          out.set(item, p);
+          p += item.length;
+        }
+        return p;
+      });
     },
     decodeWatchFrame: (payload) => {
       const ev = decodeWatchEvent(payload);

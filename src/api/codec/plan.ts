@@ -59,6 +59,8 @@ export interface FieldPlan {
   message: MessagePlan | undefined;
   /** Tag of one occurrence, wire type included. */
   tag: number;
+  /** Wire type of one value (of a map: of the entry's value). */
+  wireType: number;
   encodeValue: ValueEncoder;
   decodeValue: ValueDecoder;
 }
@@ -147,7 +149,7 @@ export function buildPlans(root: Root, protobuf: { Type: typeof Type; MapField: 
         if (kind === 'message') message = plans.get(target);
       }
       const inline = kind === 'message' && !isMap && !f.repeated && (INLINE_FIELDS.has(`${plan.fullName}.${f.name}`) || (f.name === 'localObjectReference' && message?.fullName === 'platform.io.api.core.v1.LocalObjectReference'));
-      const fp: FieldPlan = { name: JSON_NAMES[`${plan.fullName}.${f.name}`] ?? f.name, id: f.id, kind, label: isMap ? 'map' : f.repeated ? 'repeated' : 'optional', inline, message, tag: 0, encodeValue: unset, decodeValue: unset };
+      const fp: FieldPlan = { name: JSON_NAMES[`${plan.fullName}.${f.name}`] ?? f.name, id: f.id, kind, label: isMap ? 'map' : f.repeated ? 'repeated' : 'optional', inline, message, tag: 0, wireType: 0, encodeValue: unset, decodeValue: unset };
       plan.fields.push(fp);
       plan.byId[f.id] = fp;
       plan.byName.set(fp.name, fp);

@@ -22,10 +22,34 @@ export function parseRfc3339(s: string): { seconds: number; nanos: number } | un
   return { seconds, nanos };
 }
 
+const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS` of a Unix time in UTC, by arithmetic (days to civil
+ * date, proleptic Gregorian): decoding a list formats thousands of times and
+ * Date#toISOString dominated it. Years outside 0000-9999 go through Date.
+ */
 function isoSeconds(seconds: number): string {
-  const d = new Date(seconds * 1000);
-  if (Number.isNaN(d.getTime())) return '0001-01-01T00:00:00';
-  return d.toISOString().slice(0, 19);
+  const days = Math.floor(seconds / 86400);
+  let rem = seconds - days * 86400;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  if (y < 0 || y > 9999 || !Number.isFinite(seconds)) {
+    const date = new Date(seconds * 1000);
+    return Number.isNaN(date.getTime()) ? '0001-01-01T00:00:00' : date.toISOString().slice(0, 19);
+  }
+  const hh = Math.floor(rem / 3600);
+  rem -= hh * 3600;
+  const mm = Math.floor(rem / 60);
+  const ss = rem - mm * 60;
+  return `${TWO[Math.floor(y / 100)] as string}${TWO[y % 100] as string}-${TWO[m] as string}-${TWO[d] as string}T${TWO[hh] as string}:${TWO[mm] as string}:${TWO[ss] as string}`;
 }
 
 /** `2006-01-02T15:04:05Z`: metav1.Time's JSON form (second precision, UTC). */

@@ -7,6 +7,7 @@
 // complete frames. Neither blocks nor keeps timers.
 
 import { CodecError } from './errors.js';
+import { putVarint } from './envelope.js';
 import { WireReader, varintLength } from './wire.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -19,15 +20,6 @@ export interface WatchFrame {
 
 /** Upstream's client refuses frames over 16 MiB by default; so do we, before buffering them. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
-
-function putVarint(out: Buffer, p: number, n: number): number {
-  while (n >= 128) {
-    out[p++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  out[p++] = n;
-  return p;
-}
 
 /** One frame: length prefix + WatchEvent{type, object{raw = envelope}}. */
 export function encodeWatchFrame(type: WatchEventType | string, envelope: Uint8Array): Buffer {

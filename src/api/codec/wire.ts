@@ -77,9 +77,9 @@ export class WireReader {
 
   string(): string {
     const n = this.len();
-    const s = this.buf.toString('utf8', this.pos, this.pos + n);
+    const start = this.pos;
     this.pos += n;
-    return s;
+    return this.buf.toString('utf8', start, start + n);
   }
 
   /** A view into the input (no copy): callers convert or copy before the input is reused. */
