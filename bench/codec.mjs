@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Micro benchmark of the API codec (src/api/codec; see bench/README.md).
+// Micro benchmark of the API codec (src/api/codec).
 //
 //   node bench/codec.mjs [--iterations N] [--json PATH]
 //
