@@ -39,6 +39,9 @@ function secondsOf(v: unknown, what: string): { seconds: number; nanos: number }
   return t;
 }
 
+/** 0001-01-01T00:00:00Z in Unix seconds: Go's time.Time{}. */
+const GO_ZERO_TIME = -62135596800;
+
 function compileEncoder(kind: ValueKind, message: MessagePlan | undefined): ValueEncoder {
   switch (kind) {
     case 'string':
@@ -65,9 +68,11 @@ function compileEncoder(kind: ValueKind, message: MessagePlan | undefined): Valu
     }
     case 'time':
       // Seconds only: the JSON form has second precision, so nanos would always be 0.
+      // Go's zero time (year 1) is an empty message, as Go writes it.
       return (v, w, tag) => {
         const { seconds } = secondsOf(v, 'time');
-        w.uint32(tag).uint32(1 + varintLength(seconds)).uint32(8).int64(seconds);
+        if (seconds === GO_ZERO_TIME) w.uint32(tag).uint32(0);
+        else w.uint32(tag).uint32(1 + varintLength(seconds)).uint32(8).int64(seconds);
       };
     case 'microtime':
       return (v, w, tag) => {

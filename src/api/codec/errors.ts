@@ -10,7 +10,8 @@ export type CodecErrorCode =
   | 'EENVELOPE' // not a protobuf envelope, or a truncated one
   | 'EWIRE' // malformed protobuf inside the envelope
   | 'ETYPE' // a value of the wrong JSON type while encoding
-  | 'EKIND'; // no message type for this apiVersion/kind
+  | 'EKIND' // no message type for this apiVersion/kind
+  | 'ESCHEMA'; // proto/platform is missing or does not define a served kind (an installation fault)
 
 export class CodecError extends Error {
   readonly code: CodecErrorCode;

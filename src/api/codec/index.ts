@@ -71,7 +71,7 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
   const typeMetaKinds = new Set<string>();
   for (const k of SERVED_KINDS) {
     const plan = schema.plans.get(k.message);
-    if (plan === undefined) throw new CodecError('EKIND', `${k.apiVersion} ${k.kind}: message ${k.message} is not in proto/platform`);
+    if (plan === undefined) throw new CodecError('ESCHEMA', `${k.apiVersion} ${k.kind}: message ${k.message} is not in proto/platform`);
     byKind.set(kindKey(k), plan);
     typeMetaKinds.add(k.message);
   }

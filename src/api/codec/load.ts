@@ -32,7 +32,7 @@ export function findApiProtoDir(startDir: string): string {
   for (;;) {
     if (existsSync(join(dir, 'proto', 'platform', 'apimachinery'))) return join(dir, 'proto');
     const parent = dirname(dir);
-    if (parent === dir) throw new CodecError('EKIND', `cannot find proto/platform in ${startDir} or any parent directory (incomplete installation?)`);
+    if (parent === dir) throw new CodecError('ESCHEMA', `cannot find proto/platform in ${startDir} or any parent directory (incomplete installation?)`);
     dir = parent;
   }
 }
@@ -51,6 +51,6 @@ export async function loadSchema(protoDir = findApiProtoDir(dirname(fileURLToPat
   const root = new protobuf.Root();
   for (const f of API_PROTO_FILES) protobuf.parse(readFileSync(join(protoDir, f), 'utf8'), root, { keepCase: true });
   root.resolveAll();
-  const plans = buildPlans(root, protobuf as unknown as Parameters<typeof buildPlans>[1]);
+  const plans = buildPlans(root, protobuf);
   return { protoDir, plans, newWriter: () => protobuf.Writer.create() as unknown as ProtoWriter };
 }

@@ -5,7 +5,7 @@
 // the graph is immutable afterwards apart from the compiled closures that
 // convert.ts attaches.
 
-import type { Root, Type } from 'protobufjs';
+import type { MapField, Root, Type } from 'protobufjs';
 import type { WireReader } from './wire.js';
 
 /** How a field's value looks in JSON; special kinds are whole messages with a scalar JSON form. */
@@ -118,7 +118,7 @@ const unset = (): never => {
  * Builds the plan graph of every message in `root` (resolved). Field plans get
  * placeholder converters; convert.ts compiles the real ones.
  */
-export function buildPlans(root: Root, protobuf: { Type: typeof Type; MapField: new (...a: never[]) => unknown }): Map<string, MessagePlan> {
+export function buildPlans(root: Root, protobuf: { Type: typeof Type; MapField: typeof MapField }): Map<string, MessagePlan> {
   const plans = new Map<string, MessagePlan>();
   const types: Type[] = [];
   const collect = (ns: { nestedArray: unknown[] }): void => {

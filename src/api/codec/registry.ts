@@ -33,8 +33,12 @@ export const SERVED_KINDS: readonly KindEntry[] = [
   ...group('authentication.platform.io/v1', 'platform.io.api.authentication.v1', ['TokenRequest', 'TokenReview'], false),
   ...group('authorization.platform.io/v1', 'platform.io.api.authorization.v1', ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview'], false),
   ...group('rbac.authorization.platform.io/v1', 'platform.io.api.rbac.v1', ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], true),
-  ...group('v1', META, ['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList', 'DeleteOptions'], false),
-  ...group('meta.platform.io/v1', META, ['Status', 'DeleteOptions'], false),
+  ...group('v1', META, ['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'], false),
+  ...group('meta.platform.io/v1', META, ['Status'], false),
+  // Clients send a DELETE's body in the resource's own group version (upstream registers DeleteOptions in each).
+  ...['v1', 'meta.platform.io/v1', 'policy/v1', 'coordination.platform.io/v1', 'certificates.platform.io/v1', 'certificates.platform.io/v1alpha1', 'authentication.platform.io/v1', 'authorization.platform.io/v1', 'rbac.authorization.platform.io/v1'].map(
+    (apiVersion): KindEntry => ({ apiVersion, kind: 'DeleteOptions', message: `${META}.DeleteOptions` }),
+  ),
 ];
 
 export function kindKey(tm: TypeMeta): string {

@@ -10,9 +10,10 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9
 export function parseRfc3339(s: string): { seconds: number; nanos: number } | undefined {
   const m = RFC3339.exec(s);
   if (m === null) return undefined;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-  if (Number.isNaN(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined;
-  let seconds = ms / 1000;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(m[1]), month) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined;
+  let seconds = daysFromCivil(Number(m[1]), month, day) * 86400 + Number(m[4]) * 3600 + Number(m[5]) * 60 + Number(m[6]);
   if (m[8] === undefined) {
     const off = (Number(m[10]) * 60 + Number(m[11])) * 60;
     seconds += m[9] === '-' ? off : -off;
@@ -29,6 +30,21 @@ const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
  * date, proleptic Gregorian): decoding a list formats thousands of times and
  * Date#toISOString dominated it. Years outside 0000-9999 go through Date.
  */
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (Date.UTC would read years 0-99 as 1900-1999). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
 function isoSeconds(seconds: number): string {
   const days = Math.floor(seconds / 86400);
   let rem = seconds - days * 86400;

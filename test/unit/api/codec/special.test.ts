@@ -23,7 +23,15 @@ describe('parseRfc3339', () => {
     ['2024-03-01T05:20:30.000000001-05:00', { seconds: 1709288430, nanos: 1 }],
   ])('%s', (text, want) => expect(parseRfc3339(text)).toEqual(want));
 
-  it.each(['2024-03-01', '2024-03-01 10:20:30Z', '2024-13-01T10:20:30Z', '2024-03-01T10:20:30', 'now', '2024-03-01T25:00:00Z'])('refuses %s', (text) => {
+  it('agrees with Date.parse across the years, year 1 (Go zero time) included', () => {
+    for (let s = -62135596800; s < 253402300799; s += 3456789013) {
+      const text = `${new Date(s * 1000).toISOString().slice(0, 19)}Z`;
+      expect(parseRfc3339(text)).toEqual({ seconds: s, nanos: 0 });
+    }
+    expect(parseRfc3339('0001-01-01T00:00:00Z')).toEqual({ seconds: -62135596800, nanos: 0 });
+  });
+
+  it.each(['2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-03-01', '2024-03-01 10:20:30Z', '2024-13-01T10:20:30Z', '2024-03-01T10:20:30', 'now', '2024-03-01T25:00:00Z'])('refuses %s', (text) => {
     expect(parseRfc3339(text)).toBeUndefined();
   });
 });

@@ -29,6 +29,7 @@ describe('hand-computed encodings', () => {
     const c = await loadApiCodec();
     expect(c.decodeRaw(hex('0a0a 4208 08eed786af06 1000'), POD_TM)).toEqual({ metadata: { creationTimestamp: '2024-03-01T10:20:30Z' } });
     expect(c.decodeRaw(hex('0a02 4200'), POD_TM)).toEqual({ metadata: {} });
+    expect(c.encodeRaw({ metadata: { creationTimestamp: '0001-01-01T00:00:00Z' } }, POD_TM).toString('hex')).toBe('0a024200');
     expect(c.decodeRaw(hex('1211 120f 5a0d 0a0b 1209 1207 0800 10903f 1a00'), POD_TM)).toEqual({ spec: { containers: [{ readinessProbe: { httpGet: { port: 8080 } } }] } });
   });
 
