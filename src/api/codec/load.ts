@@ -49,7 +49,14 @@ export async function loadSchema(protoDir = findApiProtoDir(dirname(fileURLToPat
   // CommonJS module: its namespace object carries module.exports as `default` under Node's ESM loader and esbuild alike.
   const protobuf: typeof mod = (mod as unknown as { default?: typeof mod }).default ?? mod;
   const root = new protobuf.Root();
-  for (const f of API_PROTO_FILES) protobuf.parse(readFileSync(join(protoDir, f), 'utf8'), root, { keepCase: true });
+  for (const f of API_PROTO_FILES) {
+    const file = join(protoDir, f);
+    try {
+      protobuf.parse(readFileSync(file, 'utf8'), root, { keepCase: true });
+    } catch (e) {
+      throw new CodecError('ESCHEMA', `cannot load ${file}: ${(e as Error).message}`, { cause: e });
+    }
+  }
   root.resolveAll();
   const plans = buildPlans(root, protobuf);
   return { protoDir, plans, newWriter: () => protobuf.Writer.create() as unknown as ProtoWriter };
