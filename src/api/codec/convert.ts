@@ -318,7 +318,11 @@ function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<str
     r.skip(wt);
     return;
   }
-  arr.push(f.decodeValue(r));
+  try {
+    arr.push(f.decodeValue(r));
+  } catch (e) {
+    within(e, arr.length);
+  }
 }
 
 function encodeMap(f: FieldPlan, v: unknown, w: ProtoWriter): void {
