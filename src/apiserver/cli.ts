@@ -56,8 +56,14 @@ export async function main(argv: readonly string[], overrides: Partial<ApiServer
   if (fromCaller?.aborted === true) onCallerAbort();
   try {
     const { startApiServer } = await import('./main.js');
-    const running = await startApiServer({ config: c, gates }, io.deps ?? {}, log, root.signal);
-    await running.stopped;
+    // Tests may pass the whole back end in; otherwise it is built from the configuration.
+    const backend = io.deps === undefined ? await (await import('./assemble/index.js')).assembleBackend(c, gates, log) : undefined;
+    try {
+      const running = await startApiServer({ config: c, gates }, io.deps ?? backend!.deps, log, root.signal);
+      await Promise.all([running.stopped, backend?.run(root.signal)]);
+    } finally {
+      await backend?.close();
+    }
     log.info('platform-apiserver stopped');
     return 0;
   } catch (e) {

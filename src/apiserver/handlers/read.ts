@@ -43,7 +43,9 @@ export async function handleList(ctx: RequestContext): Promise<void> {
   const readAt: ReadAt = classifyList(q);
   const selection = selectionOf(q.labelSelector, q.fieldSelector);
   const list = await ctx.entry.store.list(ctx.info.namespace, { readAt, ...(q.limit > 0 ? { limit: q.limit } : {}), ...(selection === undefined ? {} : { selection }) });
-  sendRead(ctx, list.items, list.metadata, list);
+  // Items of a typed list carry no kind/apiVersion of their own (the list's say it), as upstream's JSON.
+  const items = list.items.map(({ kind: _k, apiVersion: _v, ...rest }) => rest as ApiObject);
+  sendRead(ctx, items, list.metadata, { ...list, items });
 }
 
 /** A get or list answer: the Table conversion when negotiated, else the object or list itself. */

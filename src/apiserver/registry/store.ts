@@ -109,13 +109,17 @@ export class GenericStore {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     const rv = body.metadata?.resourceVersion ?? '';
-    if (rv === '' && this.ctx.strategy.allowUnconditionalUpdate === false) {
-      throw apiErrors.invalid({ group: this.ctx.strategy.info.group, kind: this.ctx.strategy.info.resource }, name, [
-        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
-      ]);
-    }
+    // Upstream checks this only for an object that exists: a PUT that creates needs no resourceVersion.
+    const unconditional = (): ApiObject => {
+      if (rv === '' && this.ctx.strategy.allowUnconditionalUpdate === false) {
+        throw apiErrors.invalid({ group: this.ctx.strategy.info.group, kind: this.ctx.strategy.info.kind }, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
+      return body;
+    };
     try {
-      const object = await this.guaranteedUpdate(namespace, name, () => body, opts);
+      const object = await this.guaranteedUpdate(namespace, name, unconditional, opts);
       return { object, created: false };
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound' || sub !== '' || !this.ctx.strategy.allowCreateOnUpdate) throw e;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
 import { startServer, type Backend, type ServerHandle, type ServerOptions } from './server.js';
 
-export const BACKENDS: readonly Backend[] = ['memory', 'etcd'];
+// CONFORMANCE_BACKENDS=memory narrows a local run; CI runs both.
+export const BACKENDS: readonly Backend[] = (process.env['CONFORMANCE_BACKENDS']?.split(',') as Backend[] | undefined) ?? ['memory', 'etcd'];
 
 /**
  * `body(srv)` registers tests; `srv()` returns the running server inside them.
