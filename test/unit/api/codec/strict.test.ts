@@ -60,6 +60,12 @@ describe('parseJsonStrict', () => {
 });
 
 describe('decodeJsonStrict', () => {
+  it.each(FIXTURES.map((f) => [f.name, f.obj] as const))('finds nothing to report in the %s fixture', async (_n, obj) => {
+    const c = await loadApiCodec();
+    const got = c.decodeJsonStrict(JSON.stringify(obj), { apiVersion: String(obj['apiVersion']), kind: String(obj['kind']) });
+    expect({ unknown: got.unknownFields, duplicates: got.duplicateFields, types: got.typeErrors }).toEqual({ unknown: [], duplicates: [], types: [] });
+  });
+
   it('reports unknown fields by path and drops them, knowing Go-inlined fields', async () => {
     const c = await loadApiCodec();
     const body = {
