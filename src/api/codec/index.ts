@@ -21,6 +21,7 @@ export { CodecError, isCodecError, type CodecErrorCode } from './errors.js';
 export { ENVELOPE_MAGIC, decodeEnvelope, encodeEnvelope, hasEnvelopeMagic, type Envelope, type TypeMeta } from './envelope.js';
 export { JsonStreamSplitter } from './json-stream.js';
 export { SERVED_KINDS, type KindEntry } from './registry.js';
+export { fieldValidationMessages } from './validate.js';
 export { MAX_JSON_DEPTH, parseJsonStrict, type StrictJson } from './strict-json.js';
 export { WatchFrameDecoder, encodeWatchFrame, type WatchEventType, type WatchFrame } from './watch.js';
 export { parseYamlStrict } from './yaml-strict.js';

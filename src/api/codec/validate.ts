@@ -127,3 +127,13 @@ export function walkObject(plan: MessagePlan, value: unknown, typeMetaKinds: Rea
   const object = w.message(plan, value, '') ?? {};
   return { object, unknownFields: w.unknownFields, typeErrors: w.typeErrors };
 }
+
+/**
+ * Upstream's text for each unknown or duplicate field, unknown first:
+ * `unknown field "spec.foo"`, `duplicate field "metadata.name"`. With
+ * fieldValidation=Warn each is one Warning header; with Strict they are joined
+ * with ", " after `strict decoding error: ` in the 400's message.
+ */
+export function fieldValidationMessages(r: { unknownFields: readonly string[]; duplicateFields: readonly string[] }): string[] {
+  return [...r.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...r.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
+}

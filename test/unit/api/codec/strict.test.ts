@@ -2,7 +2,7 @@
 // path, type errors naming the field, the depth limit and syntax errors with
 // their byte offset, for JSON and YAML.
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, loadApiCodec, parseJsonStrict, parseYamlStrict } from '../../../../src/api/codec/index.js';
+import { MAX_JSON_DEPTH, fieldValidationMessages, loadApiCodec, parseJsonStrict, parseYamlStrict } from '../../../../src/api/codec/index.js';
 import { FIXTURES } from '../../../fixtures/api/objects.js';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' };
@@ -60,6 +60,12 @@ describe('parseJsonStrict', () => {
 });
 
 describe('decodeJsonStrict', () => {
+  it.each(FIXTURES.map((f) => [f.name, f.obj] as const))('finds nothing to report in the %s fixture', async (_n, obj) => {
+    const c = await loadApiCodec();
+    const got = c.decodeJsonStrict(JSON.stringify(obj), { apiVersion: String(obj['apiVersion']), kind: String(obj['kind']) });
+    expect({ unknown: got.unknownFields, duplicates: got.duplicateFields, types: got.typeErrors }).toEqual({ unknown: [], duplicates: [], types: [] });
+  });
+
   it('reports unknown fields by path and drops them, knowing Go-inlined fields', async () => {
     const c = await loadApiCodec();
     const body = {
@@ -107,6 +113,12 @@ describe('decodeJsonStrict', () => {
     expect(c.decodeJsonStrict('{"data":{"a":"not base64!"}}', { apiVersion: 'v1', kind: 'Secret' }).typeErrors.map((e) => e.field)).toEqual(['data.a']);
     const list = c.decodeJsonStrict('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"kind":"x"}]}}]}', { apiVersion: 'v1', kind: 'PodList' });
     expect(list.unknownFields).toEqual(['items[0].spec.containers[0].kind']);
+  });
+
+  it('words each unknown and duplicate field as upstream does', async () => {
+    const c = await loadApiCodec();
+    const got = c.decodeJsonStrict('{"spec":{"foo":1},"metadata":{"name":"a","name":"b"}}', POD);
+    expect(fieldValidationMessages(got)).toEqual(['unknown field "spec.foo"', 'duplicate field "metadata.name"']);
   });
 
   it('returns duplicates from the parser and refuses a kind it does not serve', async () => {
