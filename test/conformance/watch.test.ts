@@ -34,10 +34,10 @@ describeBackends('§4.5 §6: watch', { featureGates: 'WatchList=true', faults: t
 
   it('§4.13 watch: resourceVersion unset or "0" starts with synthetic ADDED events for existing objects, then later changes', async () => {
     const c = srv().admin;
-    const n = await makeNamespace(c);
-    await c.post(`${ns(n)}/configmaps`, cm('e1'));
-    await c.post(`${ns(n)}/configmaps`, cm('e2'));
     for (const query of [{}, { resourceVersion: '0' }]) {
+      const n = await makeNamespace(c);
+      await c.post(`${ns(n)}/configmaps`, cm('e1'));
+      await c.post(`${ns(n)}/configmaps`, cm('e2'));
       const w = await c.watch(`${ns(n)}/configmaps`, query);
       try {
         const initial = [await w.next(), await w.next()];

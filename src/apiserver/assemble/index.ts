@@ -4,7 +4,7 @@
 // (main.ts) owns the listener; this owns everything behind it. One way to
 // start (assembleBackend, then run(signal) for the background work), one way
 // to stop (abort, then close()).
-import { createApiCodec } from '../../api/codec/index.js';
+import { loadApiCodec } from '../../api/codec/index.js';
 import type { AgentLogger } from '../../log/index.js';
 import { createFaults, faultsEnabled } from '../faults/index.js';
 import { createResourceHandler } from '../handlers/index.js';
@@ -34,7 +34,7 @@ export async function assembleBackend(config: ApiServerConfig, gates: ApiFeature
   const etcd = config.etcdServers.length > 0 ? await createEtcdStorage({ endpoints: config.etcdServers, prefix: `${config.etcdPrefix.replace(/\/+$/, '')}/`, log: storageLog }) : undefined;
   // In memory the compaction interval is the retained history window itself.
   const storage: Storage = etcd ?? createMemoryStorage({ historyWindowMs: config.etcdCompactionInterval });
-  const codec = await createApiCodec();
+  const codec = await loadApiCodec();
   const registry = createRegistry({
     storage,
     codec: storageCodec(codec),

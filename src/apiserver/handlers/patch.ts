@@ -6,10 +6,15 @@
 // stale). The result passes the same field validation as a PUT body.
 import { apiErrors } from '../../api/errors.js';
 import { parseWriteQuery, type FieldValidation } from '../../api/list-query.js';
-import { PATCH_APPLY, PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC, negotiateInput } from '../../api/media.js';
+import { PATCH_APPLY, negotiateInput } from '../../api/media.js';
 import { applyPatch, type JsonObject, type JsonPatchType } from '../../api/patch/index.js';
 import type { ApiObject } from '../registry/types.js';
+import { applyConfig } from '../apply/apply.js';
+import { recordUpdate } from '../apply/update.js';
+import { isNotFound } from '../../api/errors.js';
+import { MEDIA_YAML } from '../../api/media.js';
 import { headerValue } from './body.js';
+import { tracking } from './fields.js';
 import type { RequestContext } from './context.js';
 import { sendObject } from './respond.js';
 
@@ -18,9 +23,13 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
   if (input.kind !== 'patch') throw apiErrors.badRequest('not a patch');
   const patchType = input.patchType;
   const q = parseWriteQuery(ctx.req.url.searchParams, 'patch', patchType === PATCH_APPLY);
-  if (patchType === PATCH_APPLY) throw apiErrors.unsupportedMediaType(PATCH_APPLY, [PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC]);
   const body = await ctx.req.body();
   const subresource = ctx.info.subresource === 'status' ? 'status' : '';
+  const t = tracking(ctx, q.fieldManager);
+  if (patchType === PATCH_APPLY) {
+    await serverSideApply(ctx, body, { force: q.force, dryRun: q.dryRun, validation: q.fieldValidation }, subresource);
+    return;
+  }
   const result = await ctx.entry.store.guaranteedUpdate(
     ctx.info.namespace,
     ctx.info.name,
@@ -28,7 +37,7 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
       const patched = applyPatch(patchType as JsonPatchType, current as unknown as JsonObject, body) as unknown as ApiObject;
       const wanted = patched.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== '' && wanted !== current.metadata.resourceVersion) throw apiErrors.conflict({ group: ctx.info.apiGroup, resource: ctx.info.resource }, ctx.info.name);
-      return revalidate(ctx, patched, q.fieldValidation);
+      return recordUpdate(current, revalidate(ctx, patched, q.fieldValidation), t) as unknown as ApiObject;
     },
     { dryRun: q.dryRun, subresource },
   );
@@ -45,4 +54,31 @@ function revalidate(ctx: RequestContext, patched: ApiObject, validation: FieldVa
     for (const p of problems) ctx.answer.warnings?.add(p);
   }
   return decoded.object;
+}
+
+/**
+ * Server-side apply (spec §4.12 rule 3): the body (YAML or JSON) is the
+ * manager's whole intent for the object; merged into the current object
+ * (409 on fields other managers own, unless force), or the object is created.
+ */
+async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force: boolean; dryRun: boolean; validation: FieldValidation }, subresource: '' | 'status'): Promise<void> {
+  const config = ctx.deps.wire.decodeBody(body, MEDIA_YAML, ctx.gvk);
+  if (opts.validation === 'Strict' && (config.unknownFields.length > 0 || config.duplicateFields.length > 0)) {
+    const problems = [...config.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...config.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
+    throw apiErrors.badRequest(`${ctx.gvk.kind} in version ${JSON.stringify(ctx.gvk.version)} cannot be handled as a ${ctx.gvk.kind}: strict decoding error: ${problems.join(', ')}`);
+  }
+  const bodyName = config.object.metadata?.name ?? '';
+  if (bodyName !== '' && bodyName !== ctx.info.name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${ctx.info.name})`);
+  const t = tracking(ctx, ctx.req.url.searchParams.get('fieldManager') ?? '');
+  const applyOpts = { manager: t.manager, force: opts.force, apiVersion: t.apiVersion, now: t.now, subresource, listTypes: t.listTypes };
+  try {
+    const result = await ctx.entry.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name, (current) => applyConfig(current, config.object, applyOpts) as unknown as ApiObject, { dryRun: opts.dryRun, subresource });
+    sendObject(ctx.answer, 200, result, ctx.gvk);
+  } catch (e) {
+    if (!isNotFound(e) || subresource !== '') throw e;
+    const fresh = applyConfig(undefined, config.object, applyOpts) as unknown as ApiObject;
+    fresh.metadata.name = ctx.info.name;
+    const created = await ctx.entry.store.create(ctx.info.namespace, fresh, { dryRun: opts.dryRun });
+    sendObject(ctx.answer, 201, created, ctx.gvk);
+  }
 }

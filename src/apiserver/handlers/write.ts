@@ -6,7 +6,10 @@ import { apiErrors } from '../../api/errors.js';
 import { parseDeleteQuery, parseWriteQuery } from '../../api/list-query.js';
 import { parseListQuery } from '../../api/list-query.js';
 import type { DeleteOptions } from '../registry/types.js';
+import { recordUpdate } from '../apply/update.js';
+import type { ApiObject } from '../registry/types.js';
 import { readObject } from './body.js';
+import { tracking } from './fields.js';
 import type { RequestContext } from './context.js';
 import { selectionOf } from './read.js';
 import { sendObject, STATUS_GVK, successStatus } from './respond.js';
@@ -29,7 +32,8 @@ export async function handleCreate(ctx: RequestContext): Promise<void> {
   if (ctx.info.subresource !== '' || ctx.info.name !== '') throw apiErrors.methodNotSupported({ group: ctx.info.apiGroup, resource: ctx.info.resource }, 'create');
   const obj = await readObject(ctx, ctx.gvk, q.fieldValidation);
   checkNamespace(ctx, obj.metadata.namespace);
-  const created = await ctx.entry.store.create(ctx.info.namespace, obj, { dryRun: q.dryRun });
+  const withFields = recordUpdate(undefined, obj, tracking(ctx, q.fieldManager)) as unknown as ApiObject;
+  const created = await ctx.entry.store.create(ctx.info.namespace, withFields, { dryRun: q.dryRun });
   sendObject(ctx.answer, 201, created, ctx.gvk);
 }
 
@@ -41,7 +45,9 @@ export async function handleUpdate(ctx: RequestContext): Promise<void> {
   if (bodyName !== '' && bodyName !== ctx.info.name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${ctx.info.name})`);
   obj.metadata.name = ctx.info.name;
   const subresource = ctx.info.subresource === 'status' ? 'status' : '';
-  const { object, created } = await ctx.entry.store.update(ctx.info.namespace, ctx.info.name, obj, { dryRun: q.dryRun, subresource });
+  const t = tracking(ctx, q.fieldManager);
+  const transform = (desired: ApiObject, old: ApiObject | undefined): ApiObject => recordUpdate(old, desired, t) as unknown as ApiObject;
+  const { object, created } = await ctx.entry.store.update(ctx.info.namespace, ctx.info.name, obj, { dryRun: q.dryRun, subresource, transform });
   sendObject(ctx.answer, created ? 201 : 200, object, ctx.gvk);
 }
 

@@ -123,8 +123,9 @@ export class GenericStore {
       return { object, created: false };
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound' || sub !== '' || !this.ctx.strategy.allowCreateOnUpdate) throw e;
-      const fresh = normalize(body, this.ctx.strategy);
+      let fresh = normalize(body, this.ctx.strategy);
       fresh.metadata.name = name;
+      if (opts.transform !== undefined) fresh = opts.transform(fresh, undefined);
       return { object: await this.create(namespace, fresh, opts), created: true };
     }
   }
@@ -145,7 +146,8 @@ export class GenericStore {
       const kv = await ctx.storage.get(key).catch((e: unknown) => rethrow(ctx, e, name));
       if (kv === undefined) throw apiErrors.notFound(gr, name);
       const old = decodeStored(ctx, kv);
-      const desired = await tryUpdate(clone(old));
+      const tried = await tryUpdate(clone(old));
+      const desired = opts.transform === undefined ? tried : opts.transform(tried, old);
       const rv = desired.metadata?.resourceVersion ?? '';
       if (rv !== '' && rv !== old.metadata.resourceVersion) throw apiErrors.conflict(gr, name);
       const { obj, errors } = prepareUpdate(ctx.strategy, desired, old, opts.subresource ?? '');

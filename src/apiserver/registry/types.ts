@@ -112,6 +112,12 @@ export interface WriteOptions {
 
 export interface UpdateOptions extends WriteOptions {
   /**
+   * Applied to the desired object before preparation and validation, with
+   * the stored one (undefined when a PUT creates): the handlers record
+   * managed fields here, where the old object is known.
+   */
+  transform?: (desired: ApiObject, old: ApiObject | undefined) => ApiObject;
+  /**
    * '' (default): the main resource, leaving status as it was; 'status': only
    * the status; another name: a subresource the strategy declares in
    * `updateSubresources` (a CSR's `approval`).

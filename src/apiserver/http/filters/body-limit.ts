@@ -22,7 +22,7 @@ export function readBody(req: IncomingMessage, limit: number, signal: AbortSigna
       size += chunk.length;
       if (limit > 0 && size > limit) {
         cleanup();
-        req.resume(); // let the rest drain so the 413 can still be read by the client
+        drain(req); // the client, still sending, can then read the 413
         reject(apiErrors.requestEntityTooLarge(limit));
         return;
       }
@@ -48,10 +48,26 @@ export function readBody(req: IncomingMessage, limit: number, signal: AbortSigna
   });
 }
 
+/** How much of a refused body is read and thrown away so the client, still sending, can read the 413. */
+const DRAIN_CAP_BYTES = 32 << 20;
+
+/** Discards the rest of a refused body; past DRAIN_CAP_BYTES the connection is cut instead. */
+function drain(req: IncomingMessage): void {
+  let seen = 0;
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_CAP_BYTES) req.destroy();
+  });
+  req.resume();
+}
+
 export function withBodyLimit(limit: number): Filter {
   return (ctx, next) => {
     const declared = Number(ctx.req.headers['content-length'] ?? '0');
-    if (limit > 0 && Number.isFinite(declared) && declared > limit) throw apiErrors.requestEntityTooLarge(limit);
+    if (limit > 0 && Number.isFinite(declared) && declared > limit) {
+      drain(ctx.req);
+      throw apiErrors.requestEntityTooLarge(limit);
+    }
     let read: Promise<Buffer> | undefined;
     ctx.body = () => (read ??= readBody(ctx.req, limit, ctx.abort.signal));
     return next();
