@@ -1,0 +1,99 @@
+// WATCH of the generic store (§4.5, §4.13): the start is settled first (a
+// consistent list for the synthetic ADDED events, or a wait for a future
+// resourceVersion that may end in 504), then storage events become watch
+// events with upstream's selector transitions (an object that stops matching
+// is DELETED, one that starts matching is ADDED), bookmarks when asked, and
+// one ERROR event (410 Expired) when the start is older than the retained
+// history. The iterable ends when the request's signal aborts or the store
+// closes; it holds no timer of its own (storage's progress drives bookmarks).
+import { apiErrors } from '../../api/errors.js';
+import { isStorageError, type StorageEvent } from '../storage/interface.js';
+import { decodeStored, type StoreContext } from './context.js';
+import { apiVersionOf, listPrefix, withVersion } from './object.js';
+import { waitForRevision } from './revision.js';
+import { checkSelection, matcher } from './selection.js';
+import { listObjects } from './store-list.js';
+import type { ApiObject, WatchEvent, WatchRequest } from './types.js';
+
+export const INITIAL_EVENTS_END_ANNOTATION = 'platform.io/initial-events-end';
+
+export function bookmark(ctx: StoreContext, revision: number, annotations?: Record<string, string>): WatchEvent {
+  const metadata = { resourceVersion: String(revision), ...(annotations === undefined ? {} : { annotations }) };
+  return { type: 'BOOKMARK', object: { apiVersion: apiVersionOf(ctx.strategy.info), kind: ctx.strategy.info.kind, metadata } };
+}
+
+/** One storage event as the watcher sees it through its selection (undefined: nothing to send). */
+export function translate(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObject) => boolean) | undefined): WatchEvent | undefined {
+  const passes = (o: ApiObject): boolean => match === undefined || match(o);
+  switch (ev.type) {
+    case 'progress':
+      return bookmark(ctx, ev.revision);
+    case 'delete': {
+      const prev = withVersion(ctx.codec.decode(ev.prev.value), ctx.strategy.info, ev.revision);
+      return passes(prev) ? { type: 'DELETED', object: prev } : undefined;
+    }
+    case 'put': {
+      const now = decodeStored(ctx, ev.kv);
+      const nowPasses = passes(now);
+      if (ev.prev === undefined) return nowPasses ? { type: 'ADDED', object: now } : undefined;
+      if (match === undefined) return { type: 'MODIFIED', object: now };
+      // The previous state with the event's revision: what a watcher that stops matching sees deleted.
+      const prev = withVersion(ctx.codec.decode(ev.prev.value), ctx.strategy.info, ev.kv.modRevision);
+      const prevPasses = passes(prev);
+      if (nowPasses && prevPasses) return { type: 'MODIFIED', object: now };
+      if (nowPasses) return { type: 'ADDED', object: now };
+      if (prevPasses) return { type: 'DELETED', object: prev };
+      return undefined;
+    }
+  }
+}
+
+interface Start {
+  initial: WatchEvent[];
+  after: number;
+}
+
+async function settleStart(ctx: StoreContext, namespace: string, req: WatchRequest): Promise<Start> {
+  const { start } = req;
+  const wait = ctx.options.futureRevisionWaitMs;
+  if (start.kind === 'StartExact') {
+    await waitForRevision(ctx.storage, start.rv, wait);
+    return { initial: [], after: start.rv };
+  }
+  if (start.kind === 'StreamingList' && start.rv !== undefined && start.rv > 0) await waitForRevision(ctx.storage, start.rv, wait);
+  const list = await listObjects(ctx, namespace, { readAt: { kind: 'MostRecent' }, ...(req.selection === undefined ? {} : { selection: req.selection }) });
+  const after = Number(list.metadata.resourceVersion);
+  const initial: WatchEvent[] = list.items.map((object) => ({ type: 'ADDED', object }));
+  if (start.kind === 'StreamingList' && req.allowWatchBookmarks === true) initial.push(bookmark(ctx, after, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }));
+  return { initial, after };
+}
+
+export async function watchObjects(ctx: StoreContext, namespace: string, req: WatchRequest): Promise<AsyncIterable<WatchEvent>> {
+  checkSelection(ctx.strategy, req.selection);
+  const start = await settleStart(ctx, namespace, req);
+  const match = matcher(ctx.strategy, req.selection);
+  const prefix = listPrefix(ctx.strategy.info, namespace);
+  const progressIntervalMs = req.allowWatchBookmarks === true ? ctx.options.bookmarkIntervalMs : undefined;
+  const requested = req.start.kind === 'StartExact' ? req.start.rv : start.after;
+  async function* events(): AsyncGenerator<WatchEvent> {
+    for (const ev of start.initial) {
+      if (req.signal.aborted) return;
+      yield ev;
+    }
+    try {
+      for await (const ev of ctx.storage.watch(prefix, { afterRevision: start.after, signal: req.signal, ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }) })) {
+        const out = translate(ctx, ev, match);
+        if (out !== undefined) yield out;
+      }
+    } catch (e) {
+      if (isStorageError(e, 'Compacted')) {
+        yield { type: 'ERROR', object: apiErrors.expired(`too old resource version: ${requested} (${e.revision ?? 0})`).status() };
+        return;
+      }
+      // The store closed under the watch: end it; the client resumes from its last resourceVersion.
+      if (isStorageError(e, 'Closed')) return;
+      throw e;
+    }
+  }
+  return events();
+}

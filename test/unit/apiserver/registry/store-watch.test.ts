@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Selection } from '../../../../src/apiserver/registry/types.js';
+import { configMap, fixture, names, pod, reader, rejection, take, type Fixture } from './fixture.js';
+
+let f: Fixture;
+let ac: AbortController;
+afterEach(async () => {
+  ac.abort();
+  await f.close();
+});
+
+async function setup(opts: Parameters<typeof fixture>[0] = {}): Promise<void> {
+  f = await fixture(opts);
+  ac = new AbortController();
+}
+
+describe('watch', () => {
+  it('Start at Most Recent: synthetic ADDED for what exists, then the changes', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    await cms.create('ns1', configMap('a'));
+    const w = reader(await cms.watch('ns1', { start: { kind: 'StartMostRecent' }, signal: ac.signal }));
+    expect(names(await w.take(1))).toEqual(['ADDED a']);
+    await cms.create('ns1', configMap('b'));
+    await cms.update('ns1', 'a', configMap('a', { k: 'v' }));
+    await cms.delete('ns1', 'b');
+    const evs = await w.take(3);
+    expect(names(evs)).toEqual(['ADDED b', 'MODIFIED a', 'DELETED b']);
+    // A deletion carries the last state with the deletion's resourceVersion.
+    expect(evs[2]?.object.metadata?.resourceVersion).toBe(String(await f.storage.currentRevision()));
+  });
+
+  it('Start at Exact replays the changes after that version, without synthetic events', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    const a = await cms.create('ns1', configMap('a'));
+    await cms.create('ns1', configMap('b'));
+    await cms.delete('ns1', 'a');
+    const evs = await take(await cms.watch('ns1', { start: { kind: 'StartExact', rv: Number(a.metadata.resourceVersion) }, signal: ac.signal }), 2);
+    expect(names(evs)).toEqual(['ADDED b', 'DELETED a']);
+  });
+
+  it('a start older than the retained history yields one ERROR 410 and ends', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    const a = await cms.create('ns1', configMap('a'));
+    await cms.create('ns1', configMap('b'));
+    await cms.create('ns1', configMap('c'));
+    const compacted = (await f.storage.currentRevision()) - 1;
+    await f.storage.compact(compacted);
+    const rv = Number(a.metadata.resourceVersion);
+    const evs = await take(await cms.watch('ns1', { start: { kind: 'StartExact', rv }, signal: ac.signal }), 2);
+    expect(evs).toHaveLength(1);
+    expect(evs[0]).toEqual({
+      type: 'ERROR',
+      object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${rv} (${compacted})` },
+    });
+  });
+
+  it('a watch running across a compaction keeps streaming', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    const w = reader(await cms.watch('ns1', { start: { kind: 'StartMostRecent' }, signal: ac.signal }));
+    await cms.create('ns1', configMap('a'));
+    expect(names(await w.take(1))).toEqual(['ADDED a']);
+    await f.storage.compact(await f.storage.currentRevision());
+    await cms.create('ns1', configMap('b'));
+    expect(names(await w.take(1))).toEqual(['ADDED b']);
+  });
+
+  it('selectors: an object that starts matching is ADDED, one that stops matching is DELETED (with its last matching state)', async () => {
+    await setup();
+    const pods = f.store('pods');
+    await pods.create('ns1', pod('p'));
+    const onN1: Selection = { fields: (fs) => fs['spec.nodeName'] === 'n1', fieldNames: ['spec.nodeName'] };
+    const w = reader(await pods.watch('', { start: { kind: 'StartMostRecent' }, selection: onN1, signal: ac.signal }));
+    await f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } });
+    const added = await w.take(1);
+    expect(names(added)).toEqual(['ADDED p']);
+    const labelled = await pods.guaranteedUpdate('ns1', 'p', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { x: 'y' } } }));
+    expect(names(await w.take(1))).toEqual(['MODIFIED p']);
+    const onlyX: Selection = { labels: (l) => l.x === 'y' };
+    const w2 = reader(await pods.watch('ns1', { start: { kind: 'StartExact', rv: Number(labelled.metadata.resourceVersion) }, selection: onlyX, signal: ac.signal }));
+    const unlabelled = await pods.guaranteedUpdate('ns1', 'p', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: {} } }));
+    const [gone] = await w2.take(1);
+    expect(gone?.type).toBe('DELETED');
+    expect(gone?.type !== 'ERROR' && gone?.object.metadata.labels).toEqual({ x: 'y' });
+    expect(gone?.object.metadata?.resourceVersion).toBe(unlabelled.metadata.resourceVersion);
+  });
+
+  it('bookmarks at the configured interval when allowed: the kind with only metadata.resourceVersion', async () => {
+    await setup({ bookmarkIntervalMs: 20 });
+    const cms = f.store('configmaps');
+    await cms.create('ns1', configMap('a'));
+    const w = reader(await cms.watch('ns1', { start: { kind: 'StartMostRecent' }, allowWatchBookmarks: true, signal: ac.signal }));
+    expect(names(await w.take(1))).toEqual(['ADDED a']);
+    const [b] = await w.take(1);
+    expect(b).toEqual({ type: 'BOOKMARK', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: String(await f.storage.currentRevision()) } } });
+  });
+
+  it('streaming list: ADDED for the state, a BOOKMARK with initial-events-end, then the stream', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    await cms.create('ns1', configMap('a'));
+    await cms.create('ns1', configMap('b'));
+    const rv = await f.storage.currentRevision();
+    const w = reader(await cms.watch('ns1', { start: { kind: 'StreamingList' }, allowWatchBookmarks: true, signal: ac.signal }));
+    const first = await w.take(3);
+    expect(names(first)).toEqual(['ADDED a', 'ADDED b', 'BOOKMARK ']);
+    expect(first[2]?.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: String(rv), annotations: { 'platform.io/initial-events-end': 'true' } } });
+    await cms.create('ns1', configMap('c'));
+    expect(names(await w.take(1))).toEqual(['ADDED c']);
+  });
+
+  it('a future start waits for the version, or fails with 504 Too large resource version', async () => {
+    await setup({ futureRevisionWaitMs: 30 });
+    const cms = f.store('configmaps');
+    const now = await f.storage.currentRevision();
+    const err = await rejection(cms.watch('ns1', { start: { kind: 'StartExact', rv: now + 10 }, signal: ac.signal }));
+    expect(err.code).toBe(504);
+    const streaming = await rejection(cms.watch('ns1', { start: { kind: 'StreamingList', rv: now + 10 }, signal: ac.signal }));
+    expect(streaming.code).toBe(504);
+  });
+
+  it('ends when the signal aborts', async () => {
+    await setup();
+    const events = await f.store('configmaps').watch('ns1', { start: { kind: 'StartExact', rv: await f.storage.currentRevision() }, signal: ac.signal });
+    const it = events[Symbol.asyncIterator]();
+    const next = it.next();
+    ac.abort();
+    expect((await next).done).toBe(true);
+  });
+});
