@@ -69,9 +69,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticatorLike 
     this.#lookup = lookup;
   }
 
-  /** The verdict with the reason, for TokenReview's status.error. */
-  async review(token: string, signal: AbortSignal): Promise<TokenVerdict> {
-    const c = checkToken(token, this.#settings);
+  /** The verdict with the reason, for TokenReview's status.error; `audiences` replaces the accepted ones (TokenReview's spec.audiences). */
+  async review(token: string, signal: AbortSignal, audiences: readonly string[] = this.#settings.audiences): Promise<TokenVerdict> {
+    const c = checkToken(token, { ...this.#settings, audiences });
     if ('error' in c) return c;
     const ns = c.namespace;
     const saUid = await this.#lookup.serviceAccountUid(ns, c.serviceAccount.name, signal);
@@ -88,7 +88,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticatorLike 
       if (uid === undefined) return { error: `secrets "${c.secret.name}" not found` };
       if (uid !== c.secret.uid) return { error: `secret UID (${uid}) does not match claim (${c.secret.uid})` };
     }
-    return { user: userFor(c), audiences: c.audiences.filter((a) => this.#settings.audiences.includes(a)) };
+    return { user: userFor(c), audiences: c.audiences.filter((a) => audiences.includes(a)) };
   }
 
   async authenticate(token: string, signal: AbortSignal): Promise<UserInfo | undefined> {
