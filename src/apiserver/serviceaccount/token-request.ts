@@ -6,7 +6,8 @@
 // shortens with a warning, and a pod-bound 3607 s token for the API audiences
 // lives a year (the kubelet still refreshes on 3607 s). Pure: the caller
 // looked the account and the bound object up.
-import { ApiError, apiErrors } from '../../api/errors.js';
+import type { ApiError } from '../../api/errors.js';
+import { apiErrors } from '../../api/errors.js';
 import type { FieldError } from '../../api/errors.js';
 import type { ClaimsInput, ObjectRef } from './claims.js';
 
@@ -120,5 +121,3 @@ export function planToken(body: TokenRequestBody, account: { namespace: string; 
   if (warnAfterSeconds !== undefined) claims.warnAfterSeconds = warnAfterSeconds;
   return { claims, statusExpirationSeconds: requested, warnings };
 }
-
-export const isApiErrorResult = (v: unknown): v is ApiError => v instanceof ApiError;
