@@ -5,6 +5,7 @@
 // account (and the bound pod or secret, by uid) still exists. Called by the
 // front for every bearer token, concurrently; the lookups may do I/O.
 import type { KeyObject } from 'node:crypto';
+import { isNotFound } from '../../api/errors.js';
 import type { UserInfo } from '../types.js';
 import { serviceAccountUsername } from '../authz/rbac-rules.js';
 import { parseClaims } from './claims.js';
@@ -14,6 +15,7 @@ import { verifyJwt } from './jwt.js';
 export const POD_NAME_EXTRA = 'authentication.platform.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.platform.io/pod-uid';
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const DELETION_LEEWAY_MS = 60_000;
 
 /** The same shape as the front's TokenAuthenticator (src/apiserver/authn/types.ts). */
 export interface TokenAuthenticatorLike {
@@ -23,8 +25,8 @@ export interface TokenAuthenticatorLike {
 /** What still exists: uid of the account / pod / secret, undefined when gone. */
 export interface ServiceAccountLookup {
   serviceAccountUid(namespace: string, name: string, signal: AbortSignal): Promise<string | undefined>;
-  /** The pod's uid, and whether its deletion has been requested. */
-  pod(namespace: string, name: string, signal: AbortSignal): Promise<{ uid: string; deleting: boolean } | undefined>;
+  /** The pod's uid and its metadata.deletionTimestamp (RFC 3339), if deletion was requested. */
+  pod(namespace: string, name: string, signal: AbortSignal): Promise<{ uid: string; deletionTimestamp?: string } | undefined>;
   secretUid(namespace: string, name: string, signal: AbortSignal): Promise<string | undefined>;
 }
 
@@ -81,7 +83,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticatorLike 
       const pod = await this.#lookup.pod(ns, c.pod.name, signal);
       if (pod === undefined) return { error: `pods "${c.pod.name}" not found` };
       if (pod.uid !== c.pod.uid) return { error: `pod UID (${pod.uid}) does not match claim (${c.pod.uid})` };
-      if (pod.deleting) return { error: 'token is bound to a pod that is being deleted' };
+      // As upstream: a pod's tokens keep working through its graceful deletion and a minute beyond.
+      const deleted = pod.deletionTimestamp === undefined ? NaN : Date.parse(pod.deletionTimestamp);
+      if (deleted < this.#settings.clock.now() - DELETION_LEEWAY_MS) return { error: 'service account token has been invalidated (pod deleted)' };
     }
     if (c.secret !== undefined) {
       const uid = await this.#lookup.secretUid(ns, c.secret.name, signal);
@@ -95,4 +99,30 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticatorLike 
     const v = await this.review(token, signal);
     return 'user' in v ? v.user : undefined;
   }
+}
+
+/** The part of the registry's GenericStore read here (get throws a NotFound ApiError). */
+export interface ObjectGetter {
+  get(namespace: string, name: string): Promise<{ metadata: { uid?: string; deletionTimestamp?: string; [k: string]: unknown } }>;
+}
+
+/** The lookups from the registry's serviceaccounts, pods and secrets stores. */
+export function lookupFromStores(s: { serviceaccounts: ObjectGetter; pods: ObjectGetter; secrets: ObjectGetter }): ServiceAccountLookup {
+  const get = async (r: ObjectGetter, ns: string, name: string): Promise<{ uid?: string; deletionTimestamp?: string; [k: string]: unknown } | undefined> => {
+    try {
+      return (await r.get(ns, name)).metadata;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+  return {
+    serviceAccountUid: async (ns, name) => (await get(s.serviceaccounts, ns, name))?.uid ?? undefined,
+    pod: async (ns, name) => {
+      const m = await get(s.pods, ns, name);
+      if (m === undefined) return undefined;
+      return m.deletionTimestamp === undefined ? { uid: m.uid ?? '' } : { uid: m.uid ?? '', deletionTimestamp: m.deletionTimestamp };
+    },
+    secretUid: async (ns, name) => (await get(s.secrets, ns, name))?.uid ?? undefined,
+  };
 }

@@ -13,9 +13,9 @@ const settings = { keys: [pair.publicKey], issuers: ['https://issuer'], audience
 const base: ClaimsInput = { issuer: 'https://issuer', audiences: ['api'], namespace: 'ns', serviceAccount: { name: 'sa', uid: 'sa-uid' }, pod: { name: 'p', uid: 'pod-uid' }, now: NOW - 10, expirationSeconds: 3600 };
 const tok = (o: Partial<ClaimsInput> = {}): string => signJwt(buildClaims({ ...base, ...o }), key);
 
-const lookup = (o: { sa?: string; pod?: { uid: string; deleting: boolean }; secret?: string } = {}): ServiceAccountLookup => ({
+const lookup = (o: { sa?: string; pod?: { uid: string; deletionTimestamp?: string }; secret?: string } = {}): ServiceAccountLookup => ({
   serviceAccountUid: () => Promise.resolve('sa' in o ? o.sa : 'sa-uid'),
-  pod: () => Promise.resolve('pod' in o ? o.pod : { uid: 'pod-uid', deleting: false }),
+  pod: () => Promise.resolve('pod' in o ? o.pod : { uid: 'pod-uid' }),
   secretUid: () => Promise.resolve('secret' in o ? o.secret : 's-uid'),
 });
 
@@ -44,12 +44,16 @@ describe('ServiceAccountTokenAuthenticator', () => {
     ['account gone', lookup({ sa: undefined }), 'serviceaccounts "sa" not found'],
     ['account recreated', lookup({ sa: 'new' }), 'service account UID (new) does not match claim (sa-uid)'],
     ['pod gone', lookup({ pod: undefined }), 'pods "p" not found'],
-    ['pod recreated', lookup({ pod: { uid: 'x', deleting: false } }), 'pod UID (x) does not match claim (pod-uid)'],
-    ['pod deleting', lookup({ pod: { uid: 'pod-uid', deleting: true } }), 'token is bound to a pod that is being deleted'],
+    ['pod recreated', lookup({ pod: { uid: 'x' } }), 'pod UID (x) does not match claim (pod-uid)'],
+    ['pod deleted over a minute ago', lookup({ pod: { uid: 'pod-uid', deletionTimestamp: new Date((NOW - 61) * 1000).toISOString() } }), 'service account token has been invalidated (pod deleted)'],
   ])('%s', async (_n, l, error) => {
     const a = new ServiceAccountTokenAuthenticator(settings, l);
     expect(await a.review(tok(), signal)).toEqual({ error });
     expect(await a.authenticate(tok(), signal)).toBeUndefined();
+  });
+  it('keeps a terminating pod\'s token valid through its grace period', async () => {
+    const a = new ServiceAccountTokenAuthenticator(settings, lookup({ pod: { uid: 'pod-uid', deletionTimestamp: new Date((NOW + 30) * 1000).toISOString() } }));
+    expect(await a.authenticate(tok(), signal)).toBeDefined();
   });
   it('checks a bound secret', async () => {
     const t = signJwt(buildClaims({ ...base, pod: undefined, secret: { name: 's', uid: 's-uid' } } as ClaimsInput), key);

@@ -30,7 +30,7 @@ describe('createTokenRequest', () => {
     const token = (object.status as { token: string }).token;
     const authn = new ServiceAccountTokenAuthenticator(
       { keys: [pair.publicKey], issuers: ['https://platform.default.svc'], audiences: ['https://platform.default.svc'], clock: { now: () => NOW + 3608 * 1000 } },
-      { serviceAccountUid: () => Promise.resolve('sa-uid'), pod: () => Promise.resolve({ uid: 'pod-uid', deleting: false }), secretUid: () => Promise.resolve(undefined) },
+      { serviceAccountUid: () => Promise.resolve('sa-uid'), pod: () => Promise.resolve({ uid: 'pod-uid' }), secretUid: () => Promise.resolve(undefined) },
     );
     // Past the requested 3607 s the extended token still authenticates (warn-only window).
     expect(await authn.authenticate(token, signal)).toMatchObject({ name: 'system:serviceaccount:ns:sa', extra: { 'authentication.platform.io/pod-name': ['p'] } });
