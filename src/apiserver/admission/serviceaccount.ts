@@ -8,7 +8,7 @@
 // validation; the returned error is the 403 to send.
 import { randomInt } from 'node:crypto';
 import type { ApiError } from '../../api/errors.js';
-import { apiErrors } from '../../api/errors.js';
+import { apiErrors, isNotFound } from '../../api/errors.js';
 import { secretUses } from '../authz/pod-references.js';
 import { checkMountableSecrets } from './mountable-secrets.js';
 import { MIRROR_POD_ANNOTATION, type AccountLike, type PodLike, arr, isRec } from './pod-shape.js';
@@ -94,6 +94,20 @@ export function applyServiceAccount(pod: PodLike, account: AccountLike, suffix: 
 /** The account lookup the registry provides (the pod's namespace). */
 export interface ServiceAccountGetter {
   getServiceAccount(namespace: string, name: string, signal: AbortSignal): Promise<AccountLike | undefined>;
+}
+
+/** The getter over the registry's serviceaccounts store (get throws a NotFound ApiError). */
+export function accountGetterFromStore(store: { get(namespace: string, name: string): Promise<AccountLike> }): ServiceAccountGetter {
+  return {
+    async getServiceAccount(namespace, name) {
+      try {
+        return await store.get(namespace, name);
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    },
+  };
 }
 
 export class ServiceAccountAdmission {

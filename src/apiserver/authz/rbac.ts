@@ -56,7 +56,7 @@ export class RbacAuthorizer implements Authorizer {
     this.#source = source;
   }
 
-  async #rules(ref: RoleRef, namespace: string, errors: string[]): Promise<RoleLike | undefined> {
+  async #role(ref: RoleRef, namespace: string, errors: string[]): Promise<RoleLike | undefined> {
     if (ref.kind === 'ClusterRole') {
       const r = await this.#source.clusterRole(ref.name);
       if (r === undefined) errors.push(NOT_FOUND('clusterrole', ref.name));
@@ -75,7 +75,7 @@ export class RbacAuthorizer implements Authorizer {
     for (const b of await this.#source.clusterRoleBindings()) {
       const subject = appliesTo(b, attrs.user);
       if (subject === undefined) continue;
-      const role = await this.#rules(b.roleRef, '', errors);
+      const role = await this.#role(b.roleRef, '', errors);
       if (role !== undefined && rulesAllow(attrs, role.rules ?? [])) {
         return { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding "${b.metadata.name ?? ''}" of ClusterRole "${b.roleRef.name}" to ${describeSubject(subject, '')}` };
       }
@@ -84,7 +84,7 @@ export class RbacAuthorizer implements Authorizer {
       for (const b of await this.#source.roleBindings(attrs.namespace)) {
         const subject = appliesTo(b, attrs.user);
         if (subject === undefined) continue;
-        const role = await this.#rules(b.roleRef, attrs.namespace, errors);
+        const role = await this.#role(b.roleRef, attrs.namespace, errors);
         if (role !== undefined && rulesAllow(attrs, role.rules ?? [])) {
           return { allowed: true, reason: `RBAC: allowed by RoleBinding "${b.metadata.name ?? ''}/${attrs.namespace}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${describeSubject(subject, attrs.namespace)}` };
         }

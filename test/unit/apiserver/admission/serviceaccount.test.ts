@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultServiceAccount, rootCaConfigMap } from '../../../../src/apiserver/admission/defaults.js';
 import { checkMountableSecrets } from '../../../../src/apiserver/admission/mountable-secrets.js';
 import type { AccountLike, PodLike } from '../../../../src/apiserver/admission/pod-shape.js';
-import { ServiceAccountAdmission, checkMirrorPod, randomSuffix } from '../../../../src/apiserver/admission/serviceaccount.js';
+import { ServiceAccountAdmission, accountGetterFromStore, checkMirrorPod, randomSuffix } from '../../../../src/apiserver/admission/serviceaccount.js';
 
 const signal = new AbortController().signal;
 const accounts = (list: AccountLike[]) => ({ getServiceAccount: (ns: string, name: string) => Promise.resolve(list.find((a) => a.metadata?.namespace === ns && a.metadata?.name === name)) });
@@ -115,5 +115,15 @@ describe('defaults', () => {
     expect(defaultServiceAccount('team')).toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'team' } });
     expect(rootCaConfigMap('team', 'PEM').data).toEqual({ 'ca.crt': 'PEM' });
     expect(randomSuffix()).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+});
+
+describe('accountGetterFromStore', () => {
+  it('maps NotFound to undefined and rethrows other errors', async () => {
+    const { apiErrors } = await import('../../../../src/api/errors.js');
+    const getter = accountGetterFromStore({ get: (_ns, name) => (name === 'default' ? Promise.resolve(def) : name === 'boom' ? Promise.reject(apiErrors.internal('down')) : Promise.reject(apiErrors.notFound({ group: '', resource: 'serviceaccounts' }, name))) });
+    expect(await getter.getServiceAccount('ns', 'default', signal)).toBe(def);
+    expect(await getter.getServiceAccount('ns', 'x', signal)).toBeUndefined();
+    await expect(getter.getServiceAccount('ns', 'boom', signal)).rejects.toThrow('Internal error occurred: down');
   });
 });

@@ -66,6 +66,11 @@ describe('clustertrustbundles strategy', () => {
     expect(clustertrustbundles.validate(obj('x', {})).map((x) => x.detail)).toEqual(['at least one trust anchor must be provided']);
     expect(clustertrustbundles.validate({ metadata: { name: 'x' } })).toEqual([{ type: 'FieldValueRequired', field: 'spec' }]);
   });
+  it('checks generateName with the prefix rule when no name is given', () => {
+    const gen = (generateName: string): ApiObject => ({ metadata: { generateName }, spec: { signerName: 'example.com/s', trustBundle: pems.ca1 } });
+    expect(clustertrustbundles.validate(gen('example.com:s:b-'))).toEqual([]);
+    expect(clustertrustbundles.validate(gen('bundle-')).map((e) => e.field)).toEqual(['metadata.generateName']);
+  });
   it('keeps the signer name immutable', () => {
     expect(clustertrustbundles.validateUpdate?.(obj('x', { signerName: 'a.com/b' }), obj('x', { signerName: 'a.com/c' }))).toEqual([{ type: 'FieldValueInvalid', field: 'spec.signerName', value: 'a.com/b', detail: 'field is immutable' }]);
   });
