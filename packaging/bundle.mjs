@@ -71,6 +71,18 @@ await build({
   plugins: [zodEnglishOnly, commanderLazyChildProcess],
 });
 
+// platform-apiserver (bin/platform-apiserver.js): its own bundle, sharing the
+// agent's option kinds, logging and lifecycle code but none of its runtime.
+await build({
+  ...common,
+  entryPoints: ['src/apiserver/cli.ts'],
+  outfile: 'dist/bundle/platform-apiserver.cjs',
+  minifyIdentifiers: true,
+  define: { __AGENT_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__agentModuleUrl' },
+  banner: { js: "const __agentModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [zodEnglishOnly, commanderLazyChildProcess],
+});
+
 // The sources' worker threads load their own files: the decoder and js-yaml
 // (and for the URL source undici), not the whole agent. The manifest parser's
 // (src/sources/parser.ts):

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs, when missing, the Debian packages the private container runtime
 # needs (containerd, runc, CNI plugins, busybox-static, docker-registry, skopeo,
-# htpasswd, gcc + libc6-dev). Idempotent, quiet, non-interactive; needs root only when
+# htpasswd, gcc + libc6-dev), and etcd (etcd-server, etcd-client) for the API
+# server's etcd storage tests. Idempotent, quiet, non-interactive; needs root only when
 # something is actually missing.
 #
-# Packaged services (containerd, docker-registry) must not start: a
+# Packaged services (containerd, docker-registry, etcd) must not start: a
 # policy-rc.d returning 101 is in place during the install (an existing one
 # is kept and restored), and any packaged service found running afterwards is
 # stopped and disabled -- we run private instances.
@@ -24,10 +25,12 @@ declare -A probe=(
   # gcc only recommends the C library's headers and static archive (libc.a),
   # which `gcc -static` of pause.c needs
   [libc6-dev]=/usr/include/stdio.h
+  [etcd-server]=/usr/bin/etcd
+  [etcd-client]=/usr/bin/etcdctl
 )
 
 missing=()
-for pkg in containerd runc containernetworking-plugins busybox-static docker-registry skopeo apache2-utils gcc libc6-dev; do
+for pkg in containerd runc containernetworking-plugins busybox-static docker-registry skopeo apache2-utils gcc libc6-dev etcd-server etcd-client; do
   [ -e "${probe[$pkg]}" ] || missing+=("$pkg")
 done
 # busybox-static and the dynamic busybox package both ship /bin/busybox: the
@@ -71,8 +74,10 @@ apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends \
 # A service of a package installed just now that started anyway (a systemd
 # that ignores policy-rc.d): stop and disable it -- by unit name, and only for
 # packages this run installed (a system containerd someone uses stays as it is).
-for svc in containerd docker-registry; do
-  [[ " ${missing[*]} " == *" $svc "* ]] || continue
+for svc in containerd docker-registry etcd; do
+  pkg=$svc
+  [ "$svc" = etcd ] && pkg=etcd-server
+  [[ " ${missing[*]} " == *" $pkg "* ]] || continue
   if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
     systemctl disable --now "$svc" >/dev/null 2>&1 || true
   elif [ -x "/etc/init.d/$svc" ]; then

@@ -5,14 +5,14 @@
 // group and resource. Holds no timers and no background work: everything
 // runs inside the calls made to it, so stopping the server is stopping the
 // storage.
-import type { GroupResource, Status } from '../../api/errors.js';
+import { apiErrors, type GroupResource, type Status } from '../../api/errors.js';
 import type { Storage } from '../storage/interface.js';
 import { DEFAULT_STORE_OPTIONS, type StoreHooks, type StoreOptions } from './context.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { bindPod, evictPod } from './resources/pod-subresources.js';
 import { BUILTIN_STRATEGIES, servedResources } from './resources/index.js';
 import { GenericStore } from './store.js';
-import type { ApiObject, Clock, DeleteOptions, DeleteResult, ResourceInfo, StorageCodec, Strategy, WriteOptions } from './types.js';
+import type { ApiObject, Clock, DeleteOptions, DeleteResult, ObjectList, ResourceInfo, StorageCodec, Strategy, WriteOptions } from './types.js';
 
 export interface RegistryConfig {
   storage: Storage;
@@ -21,6 +21,11 @@ export interface RegistryConfig {
   options?: Partial<StoreOptions>;
   /** Strategies served (default: the built-in ones); resources of later sessions are added here. */
   strategies?: readonly Strategy[];
+  /**
+   * Resources served by handlers of their own rather than a store (token
+   * reviews, access reviews): listed in discovery, gated like the others.
+   */
+  virtualResources?: readonly ResourceInfo[];
   /** Feature gates deciding which gated resources are served. */
   featureGates?: Readonly<Record<string, boolean>>;
 }
@@ -32,6 +37,11 @@ class NamespaceStore extends GenericStore {
   override delete(_namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     if (this.lifecycle === undefined) return super.delete('', name, opts);
     return this.lifecycle.delete(name, opts);
+  }
+
+  /** Namespaces are deleted one by one, through their lifecycle (upstream serves no deletecollection for them). */
+  override deleteCollection(): Promise<ObjectList> {
+    return Promise.reject(apiErrors.methodNotSupported({ group: '', resource: 'namespaces' }, 'deletecollection'));
   }
 }
 
@@ -53,12 +63,14 @@ export function createRegistry(config: RegistryConfig): Registry {
   const clock = config.clock ?? { now: Date.now };
   const options: StoreOptions = { ...DEFAULT_STORE_OPTIONS, ...config.options };
   const strategies = config.strategies ?? BUILTIN_STRATEGIES;
-  const resources = servedResources(strategies, config.featureGates);
+  const served = servedResources(strategies, config.featureGates);
+  const virtual = (config.virtualResources ?? []).filter((r) => r.featureGate === undefined || config.featureGates?.[r.featureGate] === true);
+  const resources = [...served, ...virtual];
   const stores = new Map<string, GenericStore>();
   const namespaced: GenericStore[] = [];
   let lifecycle: NamespaceLifecycle | undefined;
   for (const strategy of strategies) {
-    if (!resources.includes(strategy.info)) continue;
+    if (!served.includes(strategy.info)) continue;
     const hooks: StoreHooks = {};
     if (strategy.info.namespaced) {
       hooks.admitCreate = (obj) => lifecycle?.admitCreate(obj, { group: strategy.info.group, resource: strategy.info.resource }) ?? Promise.resolve();
@@ -92,7 +104,7 @@ export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './context.js';
 export { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 export { buildTable, parseIncludeObject, type IncludeObject, type Table } from './table.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './store-watch.js';
-export { IMMORTAL_NAMESPACES, SYSTEM_NAMESPACES } from './namespace-lifecycle.js';
+export { IMMORTAL_NAMESPACES, SYSTEM_NAMESPACES, type NamespaceLifecycle } from './namespace-lifecycle.js';
 export { BUILTIN_STRATEGIES } from './resources/index.js';
 export type * from './types.js';
 export { jsonStorageCodec } from './json-codec.js';

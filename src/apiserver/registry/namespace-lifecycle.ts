@@ -6,13 +6,14 @@
 // finalizers stay until they go), and once nothing is left empties
 // spec.finalizers and removes the namespace. Each removal of a namespaced
 // object re-checks its namespace, so the namespace goes with its last object.
-import { ApiError, apiErrors, isApiError, type GroupResource } from '../../api/errors.js';
+import { ApiError, apiErrors, isApiError, type FieldError, type GroupResource } from '../../api/errors.js';
+import { isQualifiedName } from '../validation/names.js';
 import { checkPreconditions, validateDeleteOptions } from './delete-plan.js';
 import { timestamp } from './object.js';
 import { NAMESPACE_FINALIZER, specFinalizers } from './resources/namespaces.js';
 import { deleteObject } from './store-delete.js';
 import type { GenericStore } from './store.js';
-import type { ApiObject, Clock, DeleteOptions, DeleteResult } from './types.js';
+import type { ApiObject, Clock, DeleteOptions, DeleteResult, WriteOptions } from './types.js';
 
 /** Namespaces that may not be deleted (upstream's immortal namespaces, renamed). */
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'platform-system', 'platform-public'];
@@ -75,7 +76,6 @@ export class NamespaceLifecycle {
         name,
         (ns) => {
           ns.metadata.deletionTimestamp ??= now;
-          ns.metadata.deletionGracePeriodSeconds ??= 0;
           ns.status = { ...(ns.status as object | undefined), phase: 'Terminating' };
         },
         opts,
@@ -90,6 +90,34 @@ export class NamespaceLifecycle {
     const latest = await this.namespaces.get('', name);
     if (isTerminating(current) && specFinalizers(latest).length > 0) throw apiErrors.conflict(NAMESPACES, name, PURGE_MESSAGE);
     return { deleted: false, object: latest };
+  }
+
+  /**
+   * PUT namespaces/<name>/finalize: replaces spec.finalizers only (as
+   * upstream's FinalizeREST), with the usual resourceVersion precondition.
+   * A terminating namespace whose finalizers are now all gone is removed.
+   */
+  async finalize(name: string, body: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
+    if ((body.metadata?.name ?? '') !== name) throw apiErrors.badRequest(`the name of the object (${String(body.metadata?.name ?? '')}) does not match the name on the URL (${name})`);
+    const wanted = specFinalizers(body);
+    const errs: FieldError[] = [];
+    wanted.forEach((f, i) => {
+      for (const m of isQualifiedName(f)) errs.push({ type: 'FieldValueInvalid', field: `spec.finalizers[${i}]`, value: f, detail: m });
+    });
+    if (errs.length > 0) throw apiErrors.invalid({ group: '', kind: 'Namespace' }, name, errs);
+    const rv = body.metadata.resourceVersion ?? '';
+    const updated = await this.namespaces.systemUpdate(
+      '',
+      name,
+      (ns) => {
+        if (rv !== '' && rv !== ns.metadata.resourceVersion) throw apiErrors.conflict(NAMESPACES, name);
+        ns.spec = { ...(ns.spec as object | undefined), finalizers: wanted };
+      },
+      opts,
+    );
+    if (opts.dryRun === true || !isTerminating(updated) || wanted.length > 0) return updated;
+    const res = await deleteObject(this.namespaces, '', name, {});
+    return res.object as ApiObject;
   }
 
   /** Hook after a namespaced object was removed: finishes its namespace if that was the last thing in it. Never throws. */

@@ -31,6 +31,7 @@ export async function waitForRevision(storage: Storage, rv: number, waitMs: numb
       }
     } catch (e) {
       // A compaction under a brand-new watch means the store moved on: re-check below.
+      if (isStorageError(e, 'Closed') || isStorageError(e, 'Unavailable')) throw apiErrors.serviceUnavailable(`storage is unavailable: ${e.message}`);
       if (!isStorageError(e, 'Compacted')) throw e;
     } finally {
       clearTimeout(timer);

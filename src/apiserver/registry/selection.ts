@@ -3,6 +3,7 @@
 // 400 for a field the resource does not support, and one predicate over the
 // object. Pure.
 import { apiErrors } from '../../api/errors.js';
+import { listPrefix, objectKey } from './object.js';
 import type { ApiObject, Selection, Strategy } from './types.js';
 
 const COMMON_FIELDS: readonly string[] = ['metadata.name', 'metadata.namespace'];
@@ -26,11 +27,31 @@ export function checkSelection(strategy: Strategy, selection: Selection | undefi
   }
 }
 
-export const isEverything = (s: Selection | undefined): boolean => s === undefined || (s.labels === undefined && s.fields === undefined);
+export const isEverything = (s: Selection | undefined): boolean => s === undefined || (s.labels === undefined && s.fields === undefined && s.hint === undefined);
 
-/** One predicate for the selection; undefined when it selects everything. */
+/** One predicate for the selection (the hint is a requirement too); undefined when it selects everything. */
 export function matcher(strategy: Strategy, selection: Selection | undefined): ((obj: ApiObject) => boolean) | undefined {
   if (selection === undefined || isEverything(selection)) return undefined;
-  const { labels, fields } = selection;
-  return (obj) => (labels === undefined || labels(obj.metadata.labels ?? {})) && (fields === undefined || fields(fieldSet(strategy, obj)));
+  const { labels, fields, hint } = selection;
+  return (obj) => {
+    if (labels !== undefined && !labels(obj.metadata.labels ?? {})) return false;
+    if (fields === undefined && hint === undefined) return true;
+    const set = fieldSet(strategy, obj);
+    return (hint === undefined || set[hint.field] === hint.value) && (fields === undefined || fields(set));
+  };
+}
+
+/**
+ * The storage prefix a list or watch reads: the resource's, narrowed to a
+ * namespace, or to one key when the selection pins `metadata.name` (the
+ * agent's per-object watches of secrets and configmaps, its node watch).
+ * The predicate still decides; the prefix only saves reading the rest.
+ */
+export function selectionPrefix(strategy: Strategy, namespace: string, selection: Selection | undefined): string {
+  const { info } = strategy;
+  const hint = selection?.hint;
+  let ns = namespace;
+  if (hint?.field === 'metadata.namespace' && info.namespaced && ns === '' && hint.value !== '' && !hint.value.includes('/')) ns = hint.value;
+  if (hint?.field === 'metadata.name' && hint.value !== '' && !hint.value.includes('/') && (!info.namespaced || ns !== '')) return objectKey(info, ns, hint.value);
+  return listPrefix(info, ns);
 }

@@ -10,13 +10,12 @@ import { decodeStored, groupResource, rethrow, type StoreContext } from './conte
 import { checkPreconditions, planDelete, validateDeleteOptions } from './delete-plan.js';
 import { withVersion } from './object.js';
 import { listObjects } from './store-list.js';
-import type { ApiObject, DeleteOptions, DeleteResult, ObjectList, Selection, UpdateOptions } from './types.js';
+import type { ApiObject, DeleteOptions, DeleteResult, ObjectList, Selection } from './types.js';
 
 /** What delete needs of the store (structural, so this file does not import store.ts). */
 export interface DeleteTarget {
   readonly ctx: StoreContext;
   key(namespace: string, name: string): string;
-  guaranteedUpdate(namespace: string, name: string, tryUpdate: (current: ApiObject) => ApiObject, opts?: UpdateOptions): Promise<ApiObject>;
 }
 
 /** Attempts before a delete that keeps losing to concurrent writers answers 409. */

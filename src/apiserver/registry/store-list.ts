@@ -7,9 +7,9 @@
 import { isStorageError, type StoredValue } from '../storage/interface.js';
 import { decodeStored, rethrow, type StoreContext } from './context.js';
 import { decodeContinue, encodeContinue, expiredContinue, type ContinueToken } from './continue-token.js';
-import { apiVersionOf, listPrefix } from './object.js';
+import { apiVersionOf } from './object.js';
 import { waitForRevision } from './revision.js';
-import { checkSelection, matcher } from './selection.js';
+import { checkSelection, matcher, selectionPrefix } from './selection.js';
 import type { ApiObject, ListRequest, ObjectList, ReadAt } from './types.js';
 
 interface ReadPlan {
@@ -39,17 +39,10 @@ async function planRead(ctx: StoreContext, readAt: ReadAt): Promise<ReadPlan> {
   }
 }
 
-/** The namespace a `metadata.namespace=x` hint narrows an all-namespaces list to. */
-function hintedNamespace(ctx: StoreContext, namespace: string, req: ListRequest): string {
-  const hint = req.selection?.hint;
-  if (namespace !== '' || !ctx.strategy.info.namespaced || hint?.field !== 'metadata.namespace' || hint.value === '') return namespace;
-  return hint.value;
-}
-
 export async function listObjects(ctx: StoreContext, namespace: string, req: ListRequest): Promise<ObjectList> {
   checkSelection(ctx.strategy, req.selection);
   const { revision, token } = await planRead(ctx, req.readAt);
-  const prefix = listPrefix(ctx.strategy.info, hintedNamespace(ctx, namespace, req));
+  const prefix = selectionPrefix(ctx.strategy, namespace, req.selection);
   const match = matcher(ctx.strategy, req.selection);
   const decoded = new Map<string, ApiObject>();
   const decode = (kv: StoredValue): ApiObject => {

@@ -9,9 +9,9 @@
 import { apiErrors } from '../../api/errors.js';
 import { isStorageError, type StorageEvent } from '../storage/interface.js';
 import { decodeStored, type StoreContext } from './context.js';
-import { apiVersionOf, listPrefix, withVersion } from './object.js';
+import { apiVersionOf, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
-import { checkSelection, matcher } from './selection.js';
+import { checkSelection, matcher, selectionPrefix } from './selection.js';
 import { listObjects } from './store-list.js';
 import type { ApiObject, WatchEvent, WatchRequest } from './types.js';
 
@@ -72,9 +72,13 @@ export async function watchObjects(ctx: StoreContext, namespace: string, req: Wa
   checkSelection(ctx.strategy, req.selection);
   const start = await settleStart(ctx, namespace, req);
   const match = matcher(ctx.strategy, req.selection);
-  const prefix = listPrefix(ctx.strategy.info, namespace);
+  const prefix = selectionPrefix(ctx.strategy, namespace, req.selection);
   const progressIntervalMs = req.allowWatchBookmarks === true ? ctx.options.bookmarkIntervalMs : undefined;
   const requested = req.start.kind === 'StartExact' ? req.start.rv : start.after;
+  // Spec §4.5 rule 4: a start older than the retained history is answered 410 Gone before the stream
+  // begins, when the store knows it (on etcd a compaction by another server may only show up mid-stream: then an ERROR event).
+  const compacted = await ctx.storage.compactedRevision().catch(() => 0);
+  if (start.after < compacted) throw apiErrors.expired(`too old resource version: ${requested} (${compacted})`);
   async function* events(): AsyncGenerator<WatchEvent> {
     for (const ev of start.initial) {
       if (req.signal.aborted) return;

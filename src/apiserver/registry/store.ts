@@ -13,7 +13,7 @@ import { listObjects } from './store-list.js';
 import { watchObjects } from './store-watch.js';
 import { clone, forStorage, objectKey, sameStored, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
-import { deleteOnUpdate, normalize, prepareCreate, prepareUpdate } from './write-prep.js';
+import { deleteOnUpdate, normalize, prepareCreate, prepareUpdate, servesUpdate } from './write-prep.js';
 import type { ApiObject, DeleteOptions, DeleteResult, ListRequest, ObjectList, ReadAt, Selection, UpdateOptions, WatchEvent, WatchRequest, WriteOptions } from './types.js';
 
 /** The answer of an update: the object, and whether the PUT created it (201). */
@@ -24,11 +24,6 @@ export interface UpdateResult {
 
 /** Turns the current object into the desired one; may throw an ApiError to refuse. */
 export type TryUpdate = (current: ApiObject) => ApiObject | Promise<ApiObject>;
-
-/** Update options of the server's own writers: `internal` skips the strategy's update-only rules (pod binding sets spec.nodeName). */
-export interface InternalUpdateOptions extends UpdateOptions {
-  internal?: boolean;
-}
 
 /** Generated names that collide are retried this often before AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 5;
@@ -110,17 +105,21 @@ export class GenericStore {
     const bodyName = body.metadata?.name ?? '';
     if (bodyName !== name) throw apiErrors.badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
     const sub = opts.subresource ?? '';
-    if (sub === 'status' && !(this.ctx.strategy.info.subresources ?? []).some((s) => s.name === 'status')) {
+    if (!servesUpdate(this.ctx.strategy, sub)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     const rv = body.metadata?.resourceVersion ?? '';
-    if (rv === '' && this.ctx.strategy.allowUnconditionalUpdate === false) {
-      throw apiErrors.invalid({ group: this.ctx.strategy.info.group, kind: this.ctx.strategy.info.resource }, name, [
-        { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
-      ]);
-    }
+    // Upstream checks this only for an object that exists: a PUT that creates needs no resourceVersion.
+    const unconditional = (): ApiObject => {
+      if (rv === '' && this.ctx.strategy.allowUnconditionalUpdate === false) {
+        throw apiErrors.invalid({ group: this.ctx.strategy.info.group, kind: this.ctx.strategy.info.kind }, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: 0, detail: 'must be specified for an update' },
+        ]);
+      }
+      return body;
+    };
     try {
-      const object = await this.guaranteedUpdate(namespace, name, () => body, opts);
+      const object = await this.guaranteedUpdate(namespace, name, unconditional, opts);
       return { object, created: false };
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound' || sub !== '' || !this.ctx.strategy.allowCreateOnUpdate) throw e;
@@ -137,10 +136,11 @@ export class GenericStore {
    * An update that changes nothing stores nothing and keeps the
    * resourceVersion. For patches and internal writers.
    */
-  async guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, opts: InternalUpdateOptions = {}): Promise<ApiObject> {
+  async guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<ApiObject> {
     const { ctx } = this;
     const key = this.key(namespace, name);
     const gr = groupResource(ctx);
+    if (!servesUpdate(ctx.strategy, opts.subresource ?? '')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     for (let attempt = 1; ; attempt++) {
       const kv = await ctx.storage.get(key).catch((e: unknown) => rethrow(ctx, e, name));
       if (kv === undefined) throw apiErrors.notFound(gr, name);
@@ -148,7 +148,7 @@ export class GenericStore {
       const desired = await tryUpdate(clone(old));
       const rv = desired.metadata?.resourceVersion ?? '';
       if (rv !== '' && rv !== old.metadata.resourceVersion) throw apiErrors.conflict(gr, name);
-      const { obj, errors } = prepareUpdate(ctx.strategy, desired, old, opts.subresource ?? '', opts.internal === true);
+      const { obj, errors } = prepareUpdate(ctx.strategy, desired, old, opts.subresource ?? '');
       if (errors.length > 0) throw invalidError(ctx, name, errors);
       if (sameStored(obj, old)) return old;
       try {

@@ -111,8 +111,19 @@ export interface WriteOptions {
 }
 
 export interface UpdateOptions extends WriteOptions {
-  /** 'status' updates only the status; '' (default) the main resource, leaving status as it was. */
-  subresource?: '' | 'status';
+  /**
+   * '' (default): the main resource, leaving status as it was; 'status': only
+   * the status; another name: a subresource the strategy declares in
+   * `updateSubresources` (a CSR's `approval`).
+   */
+  subresource?: string;
+}
+
+/** How a write through an update-style subresource is merged into the stored object and checked. */
+export interface SubresourceUpdate {
+  /** The object to store, from the client's body and the stored `old`. */
+  merge(body: ApiObject, old: ApiObject): ApiObject;
+  validate(obj: ApiObject, old: ApiObject): FieldError[];
 }
 
 /** Delete answers the object (ReturnDeletedObject strategies, or one still being finalized) or a Success Status. */
@@ -169,6 +180,8 @@ export interface Strategy {
   validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
   /** Status-subresource update checks (defaults to validate). */
   validateStatusUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Update-style subresources other than status, by name (each must also be in `info.subresources`). */
+  readonly updateSubresources?: Readonly<Record<string, SubresourceUpdate>>;
   /** Values of `selectableFields` for one object. */
   fields?(obj: ApiObject): Record<string, string>;
   /**

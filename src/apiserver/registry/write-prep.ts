@@ -68,16 +68,24 @@ function statusOnly(obj: ApiObject, old: ApiObject): ApiObject {
 
 const hasStatus = (strategy: Strategy): boolean => (strategy.info.subresources ?? []).some((s) => s.name === 'status');
 
+/** Whether `PUT <object>/<subresource>` is an update this strategy serves ('' is the object itself). */
+export function servesUpdate(strategy: Strategy, subresource: string): boolean {
+  if (subresource === '') return true;
+  if (subresource === 'status') return hasStatus(strategy);
+  return strategy.updateSubresources?.[subresource] !== undefined && (strategy.info.subresources ?? []).some((s) => s.name === subresource);
+}
+
 /**
  * The object an update would store, from the client's `body` and the stored
  * `old` (with its resourceVersion), and its validation errors. The caller has
- * checked the resourceVersion precondition. `internal` skips the strategy's
- * update-only rules (validateUpdate) for the server's own writers.
+ * checked the resourceVersion precondition.
  */
-export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObject, subresource: '' | 'status', internal = false): Prepared {
+export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObject, subresource: string): Prepared {
   let obj = normalize(body, strategy);
   reconcileNamespace(obj, old.metadata.namespace ?? '', strategy.info.namespaced);
-  if (subresource === 'status') obj = statusOnly(obj, old);
+  const custom = subresource === '' ? undefined : strategy.updateSubresources?.[subresource];
+  if (custom !== undefined) obj = normalize(custom.merge(obj, old), strategy);
+  else if (subresource === 'status') obj = statusOnly(obj, old);
   else if (hasStatus(strategy)) {
     if (old.status === undefined) delete obj.status;
     else obj.status = clone(old.status);
@@ -94,9 +102,9 @@ export function prepareUpdate(strategy: Strategy, body: ApiObject, old: ApiObjec
   if (subresource === '') strategy.prepareForUpdate?.(obj, old);
   strategy.defaults?.(obj);
   const errors = validateObjectMetaUpdate(meta, was, strategy.info.namespaced, nameValidator(strategy.nameRule));
-  if (subresource === 'status') errors.push(...(strategy.validateStatusUpdate ?? strategy.validate)(obj, old));
-  // Internal writers (binding) change what clients may not; the object's own rules still hold.
-  else errors.push(...strategy.validate(obj), ...(internal ? [] : (strategy.validateUpdate?.(obj, old) ?? [])));
+  if (custom !== undefined) errors.push(...custom.validate(obj, old));
+  else if (subresource === 'status') errors.push(...(strategy.validateStatusUpdate ?? strategy.validate)(obj, old));
+  else errors.push(...strategy.validate(obj), ...(strategy.validateUpdate?.(obj, old) ?? []));
   return { obj, errors };
 }
 

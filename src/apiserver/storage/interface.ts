@@ -9,8 +9,9 @@
 //
 // Revisions: every successful write (create, update, delete) gets the next
 // revision of the store; a read "at revision r" sees the state right after
-// revision r was committed. Revisions older than the compacted revision can
-// no longer be read or watched from (StorageError 'Compacted' → 410 above).
+// revision r was committed. After compact(r), revision r stays readable;
+// reads below it and watches with afterRevision < r fail with StorageError
+// 'Compacted' (→ 410 above), as etcd's Compact(r) behaves.
 
 export interface StoredValue {
   key: string;
@@ -64,7 +65,7 @@ export interface WatchOptions {
 export interface Storage {
   /** The store's latest committed revision (a consistent read: a quorum read on etcd). */
   currentRevision(): Promise<number>;
-  /** The oldest revision still readable/watchable minus one (0 before any compaction). */
+  /** The compacted revision: the oldest still readable (0 before any compaction). On etcd a lower bound (see etcd-store.ts). */
   compactedRevision(): Promise<number>;
   get(key: string, revision?: number): Promise<StoredValue | undefined>;
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
@@ -80,7 +81,7 @@ export interface Storage {
   delete(key: string, expectedModRevision?: number): Promise<{ prev: StoredValue; revision: number }>;
   /** Ordered events under `prefix`; see WatchOptions. Multiple watches may run at once. */
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent>;
-  /** Forget history up to and including `revision` (test fault injection, and the memory store's window). */
+  /** Forget history before `revision` (which stays readable); fault injection and the compactor call it. */
   compact(revision: number): Promise<void>;
   /** Stop: ends every watch, rejects later calls with 'Closed'. Idempotent. */
   close(): Promise<void>;

@@ -23,6 +23,7 @@ function validateLease(obj: ApiObject): FieldError[] {
 export const leases: Strategy = {
   info: { group: 'coordination.platform.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', namespaced: true, verbs: OBJECT_VERBS },
   nameRule: 'subdomain',
-  allowCreateOnUpdate: false,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: false,
   validate: validateLease,
 };

@@ -7,6 +7,7 @@
 import { apiErrors, type FieldError, type Status } from '../../../api/errors.js';
 import type { GenericStore } from '../store.js';
 import type { ApiObject, DeleteOptions, WriteOptions } from '../types.js';
+import { timestamp } from '../object.js';
 import { rec, str } from './common.js';
 
 const created = (): Status => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
@@ -21,22 +22,24 @@ export async function bindPod(pods: GenericStore, namespace: string, name: strin
   if (node === '') errs.push({ type: 'FieldValueRequired', field: 'target.name' });
   if (errs.length > 0) throw apiErrors.invalid({ group: '', kind: 'Binding' }, name, errs);
   const gr = { group: '', resource: 'pods' };
-  await pods.guaranteedUpdate(
+  const now = timestamp(pods.ctx.clock.now());
+  // One bookkeeping write, as upstream's setPodHostAndAnnotations: spec.nodeName (which a client's
+  // update may not change), the binding's annotations and the PodScheduled condition together.
+  await pods.systemUpdate(
     namespace,
     name,
     (pod) => {
       if (pod.metadata.deletionTimestamp !== undefined) throw apiErrors.conflict(gr, name, `pod ${name} is being deleted, cannot be assigned to a host`);
       const bound = str(pod, 'spec', 'nodeName');
       if (bound !== '') throw apiErrors.conflict(gr, name, `pod ${name} is already assigned to node ${JSON.stringify(bound)}`);
-      const spec = rec(pod, 'spec') ?? {};
-      spec.nodeName = node;
-      pod.spec = spec;
-      // The store keeps status on main-resource writes; the scheduled condition rides on the next status write.
+      pod.spec = { ...(rec(pod, 'spec') ?? {}), nodeName: node };
       const annotations = rec(binding, 'metadata', 'annotations');
       if (annotations !== undefined) pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...(annotations as Record<string, string>) };
-      return pod;
+      const status = rec(pod, 'status') ?? {};
+      const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => rec(c)?.type !== 'PodScheduled');
+      pod.status = { ...status, conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] };
     },
-    { ...opts, internal: true },
+    opts,
   );
   return created();
 }

@@ -61,3 +61,17 @@ describe('Table', () => {
     expect(() => parseIncludeObject('All')).toThrow('Unable to convert to Table as requested: includeObject: Unsupported value: "All": supported values: "Metadata", "None", "Object"');
   });
 });
+
+describe('registry extension points', () => {
+  it('virtual resources are listed in discovery (gated like the others) without a store', async () => {
+    const { createRegistry, jsonStorageCodec } = await import('../../../../src/apiserver/registry/index.js');
+    const { createMemoryStorage } = await import('../../../../src/apiserver/storage/memory.js');
+    const storage = createMemoryStorage();
+    const reviews = { group: 'authentication.platform.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', singular: 'tokenreview', namespaced: false, verbs: ['create'] };
+    const gated = { ...reviews, resource: 'gatedreviews', featureGate: 'Gated' };
+    const registry = createRegistry({ storage, codec: jsonStorageCodec, virtualResources: [reviews, gated] });
+    expect(apiResourceList(registry.resources, 'authentication.platform.io', 'v1')?.resources.map((r) => r.name)).toEqual(['tokenreviews']);
+    expect(registry.store({ group: 'authentication.platform.io', resource: 'tokenreviews' })).toBeUndefined();
+    await storage.close();
+  });
+});

@@ -47,6 +47,32 @@ describe('namespace lifecycle', () => {
     expect(err.message).toBe('namespaces "default" is forbidden: this namespace may not be deleted');
   });
 
+  it('finalize replaces spec.finalizers only; a terminating namespace left without any is removed', async () => {
+    f = await fixture({}, ['ns1', 'ns2']);
+    const live = await f.registry.namespaces.finalize('ns2', { metadata: { name: 'ns2' }, spec: { finalizers: ['example.com/x'] }, status: { phase: 'Terminating' } });
+    expect(live.spec).toEqual({ finalizers: ['example.com/x'] });
+    expect(live.status).toEqual({ phase: 'Active' });
+    expect((await rejection(f.registry.namespaces.finalize('ns2', { metadata: { name: 'ns2', resourceVersion: '1' }, spec: { finalizers: [] } }))).code).toBe(409);
+    await f.store('pods').create('ns1', pod('p', { nodeName: 'n1' }));
+    await f.store('namespaces').delete('', 'ns1');
+    await f.registry.namespaces.finalize('ns1', { metadata: { name: 'ns1' }, spec: { finalizers: [] } });
+    expect((await rejection(f.store('namespaces').get('', 'ns1'))).code).toBe(404);
+    expect((await rejection(f.store('namespaces').deleteCollection('', undefined))).code).toBe(405);
+  });
+
+  it('a namespace with its own metadata finalizer stays after its content is gone, until the finalizer is removed', async () => {
+    f = await fixture({}, []);
+    const nss = f.store('namespaces');
+    await nss.create('', { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    const res = await nss.delete('', 'held');
+    expect(res.deleted).toBe(false);
+    const held = await nss.get('', 'held');
+    expect(held.spec).toEqual({ finalizers: [] });
+    expect(held.metadata).toMatchObject({ finalizers: ['example.com/hold'], deletionGracePeriodSeconds: 0 });
+    await nss.update('', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    expect((await rejection(nss.get('', 'held'))).code).toBe(404);
+  });
+
   it('dry-run delete of a namespace changes nothing', async () => {
     f = await fixture();
     await f.store('configmaps').create('ns1', configMap('a'));
@@ -63,7 +89,9 @@ describe('pod binding and eviction', () => {
     await f.store('pods').create('ns1', pod('p'));
     const status = await f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } });
     expect(status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-    expect((await f.store('pods').get('ns1', 'p')).spec).toMatchObject({ nodeName: 'n1' });
+    const bound = await f.store('pods').get('ns1', 'p');
+    expect(bound.spec).toMatchObject({ nodeName: 'n1' });
+    expect(bound.status).toMatchObject({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
     const again = await rejection(f.registry.bindPod('ns1', 'p', { metadata: { name: 'p' }, target: { name: 'n2' } }));
     expect(again.code).toBe(409);
     expect(again.message).toBe('Operation cannot be fulfilled on pods "p": pod p is already assigned to node "n1"');

@@ -119,6 +119,15 @@ describe('update', () => {
     expect(out.data).toEqual({ n: '6', other: 'x' });
   });
 
+  it('concurrent guaranteed updates all land (no lost update)', async () => {
+    f = await fixture();
+    const cms = f.store('configmaps');
+    await cms.create('ns1', configMap('a', { n: '0' }));
+    const bump = (): Promise<unknown> => cms.guaranteedUpdate('ns1', 'a', (cur) => ({ ...cur, data: { n: String(Number((cur.data as { n: string }).n) + 1) } }));
+    await Promise.all(Array.from({ length: 10 }, bump));
+    expect((await cms.get('ns1', 'a')).data).toEqual({ n: '10' });
+  });
+
   it('dry-run update returns the result and stores nothing', async () => {
     f = await fixture();
     const cms = f.store('configmaps');

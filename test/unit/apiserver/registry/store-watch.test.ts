@@ -40,7 +40,7 @@ describe('watch', () => {
     expect(names(evs)).toEqual(['ADDED b', 'DELETED a']);
   });
 
-  it('a start older than the retained history yields one ERROR 410 and ends', async () => {
+  it('a start older than the retained history is refused with 410 Expired before any event (spec §4.5 rule 4)', async () => {
     await setup();
     const cms = f.store('configmaps');
     const a = await cms.create('ns1', configMap('a'));
@@ -49,12 +49,7 @@ describe('watch', () => {
     const compacted = (await f.storage.currentRevision()) - 1;
     await f.storage.compact(compacted);
     const rv = Number(a.metadata.resourceVersion);
-    const evs = await take(await cms.watch('ns1', { start: { kind: 'StartExact', rv }, signal: ac.signal }), 2);
-    expect(evs).toHaveLength(1);
-    expect(evs[0]).toEqual({
-      type: 'ERROR',
-      object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${rv} (${compacted})` },
-    });
+    await expect(cms.watch('ns1', { start: { kind: 'StartExact', rv }, signal: ac.signal })).rejects.toMatchObject({ code: 410, reason: 'Expired', message: `too old resource version: ${rv} (${compacted})` });
   });
 
   it('a watch running across a compaction keeps streaming', async () => {
@@ -120,6 +115,18 @@ describe('watch', () => {
     expect(err.code).toBe(504);
     const streaming = await rejection(cms.watch('ns1', { start: { kind: 'StreamingList', rv: now + 10 }, signal: ac.signal }));
     expect(streaming.code).toBe(504);
+  });
+
+  it('a metadata.name hint narrows the watch to that object (not to names it prefixes)', async () => {
+    await setup();
+    const nodes = f.store('nodes');
+    const pinned = { hint: { field: 'metadata.name', value: 'node1' } };
+    const w = reader(await nodes.watch('', { start: { kind: 'StartMostRecent' }, selection: pinned, signal: ac.signal }));
+    await nodes.create('', { metadata: { name: 'node10' } });
+    await nodes.create('', { metadata: { name: 'node1' } });
+    expect(names(await w.take(1))).toEqual(['ADDED node1']);
+    const list = await nodes.list('', { readAt: { kind: 'MostRecent' }, selection: pinned });
+    expect(list.items.map((i) => i.metadata.name)).toEqual(['node1']);
   });
 
   it('ends when the signal aborts', async () => {

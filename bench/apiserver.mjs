@@ -1,0 +1,293 @@
+// platform-apiserver benchmark (issue 16): for each storage backend, create
+// 10 000 pods (writes/s, p99), list them in pages of 500 as JSON and as
+// protobuf (p50/p99 per page), 100 concurrent watchers receiving 10 000
+// modifications (delivery p99 from the write to the last watcher), and the
+// server's RSS and heap per stored pod. Baselines measured in the same run:
+// etcd's own put rate through the same client library issuing the same
+// transactions directly, and a bare node:http server answering a fixed
+// 500-item JSON body. Prints a table, writes bench/results/apiserver.json.
+//
+//   node bench/apiserver.mjs [--pods=10000] [--watchers=100] [--mods=10000] [--only=memory|etcd]
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Agent, Pool, request } from 'undici';
+import { parse as parseYaml } from 'yaml';
+import { BenchError, machine, machineLine, now, ms, phase, progress, quantile, round3, runMain, table } from './lib/common.mjs';
+import { startBenchEtcd } from './lib/etcd.mjs';
+import { freePort, procRssKiB } from './lib/proc.mjs';
+import { REPO } from './lib/session.mjs';
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
+const PODS = Number(args.pods ?? 10_000);
+const WATCHERS = Number(args.watchers ?? 100);
+const MODS = Number(args.mods ?? 10_000);
+const PAGE = 500;
+const CONCURRENCY = 32;
+const BACKENDS = args.only ? [args.only] : ['memory', 'etcd'];
+const NS = 'bench';
+const cleanups = [];
+const codec = await import(pathToFileURL(join(REPO, 'dist/api/codec/index.js')).href);
+
+const pct = (xs, q) => round3(quantile([...xs].sort((a, b) => a - b), q));
+
+function podBody(i) {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `p-${String(i).padStart(5, '0')}`, namespace: NS, labels: { app: 'bench', shard: String(i % 16) } },
+    spec: { nodeName: `node-${i % 50}`, containers: [{ name: 'c', image: 'registry.local/app:1.0', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
+  });
+}
+
+/** Runs `count` jobs with at most `width` in flight; returns each job's latency in ms. */
+async function pooled(count, width, job) {
+  const lat = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const t0 = now();
+      await job(i);
+      lat[i] = ms(t0, now());
+      if (i % 500 === 0) progress(`${i}/${count}`);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return lat;
+}
+
+async function startServer(backend, etcdEndpoint) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-apiserver-'));
+  const port = await freePort();
+  const conf = join(dir, 'admin.conf');
+  const proc = spawn(process.execPath, ['--expose-gc', join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`, ...(backend === 'etcd' ? [`--etcd-servers=${etcdEndpoint}`] : [])], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, PLATFORM_APISERVER_TEST_FAULTS: '1' },
+  });
+  let log = '';
+  proc.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
+  const exited = new Promise((r) => proc.once('exit', r));
+  const kill = () => {
+    try {
+      proc.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  cleanups.push(kill);
+  const deadline = Date.now() + 30_000;
+  let admin;
+  while (admin === undefined) {
+    if (proc.exitCode !== null) throw new BenchError(`platform-apiserver exited (${proc.exitCode}):\n${log}`);
+    if (Date.now() > deadline) throw new BenchError(`platform-apiserver: no admin platformconfig within 30 s:\n${log}`);
+    try {
+      admin = parseYaml(readFileSync(conf, 'utf8'));
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const cluster = admin.clusters[0].cluster;
+  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString();
+  const url = cluster.server;
+  const token = admin.users[0].user.token;
+  const pool = new Pool(url, { connections: CONCURRENCY + 4, connect: { ca } });
+  const call = async (method, path, { body, accept = 'application/json', contentType = 'application/json' } = {}) => {
+    const res = await request(`${url}${path}`, { method, dispatcher: pool, headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': contentType }) }, ...(body === undefined ? {} : { body }) });
+    const buf = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode >= 300) throw new BenchError(`${method} ${path}: ${res.statusCode} ${buf.toString().slice(0, 300)}`);
+    return buf;
+  };
+  return {
+    url, ca, token, pid: proc.pid, call,
+    async stop() {
+      proc.kill('SIGTERM');
+      await exited;
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function heap(srv) {
+  return JSON.parse((await srv.call('POST', '/debug/faults/heap', { body: '{}' })).toString());
+}
+
+/** Pages through every pod; returns per-page latencies and the last JSON page body (the floor's fixture). */
+async function listPages(srv, accept, rounds) {
+  const lat = [];
+  let sample;
+  for (let r = 0; r < rounds; r++) {
+    let cont = '';
+    do {
+      const t0 = now();
+      const body = await srv.call('GET', `/api/v1/namespaces/${NS}/pods?limit=${PAGE}${cont === '' ? '' : `&continue=${encodeURIComponent(cont)}`}`, { accept });
+      lat.push(ms(t0, now()));
+      if (accept === 'application/json') {
+        const list = JSON.parse(body.toString());
+        cont = list.metadata.continue ?? '';
+        if (list.items.length === PAGE) sample = body;
+      } else {
+        cont = codec.decode(body).object.metadata?.continue ?? '';
+      }
+    } while (cont !== '');
+  }
+  return { lat, sample };
+}
+
+/** 100 watchers; each event's resourceVersion is read from the text (no full parse: the bench must not starve the server). */
+async function watchDelivery(srv) {
+  const start = JSON.parse((await srv.call('GET', `/api/v1/namespaces/${NS}/pods?limit=1`)).toString()).metadata.resourceVersion;
+  const agent = new Agent({ connect: { ca: srv.ca }, connections: WATCHERS + 4 });
+  const lastSeen = new Map(); // rv → time the last watcher saw it
+  const seenCount = new Map();
+  const controllers = [];
+  await Promise.all(
+    Array.from({ length: WATCHERS }, async () => {
+      const ac = new AbortController();
+      controllers.push(ac);
+      const res = await request(`${srv.url}/api/v1/namespaces/${NS}/pods?watch=1&resourceVersion=${start}`, { dispatcher: agent, signal: ac.signal, headers: { authorization: `Bearer ${srv.token}` } });
+      let buf = '';
+      res.body.setEncoding('utf8');
+      res.body.on('data', (chunk) => {
+        buf += chunk;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const m = /"resourceVersion":"(\d+)"/.exec(line);
+          if (m === null) continue;
+          const rv = m[1];
+          const n = (seenCount.get(rv) ?? 0) + 1;
+          seenCount.set(rv, n);
+          if (n === WATCHERS) lastSeen.set(rv, now());
+        }
+      });
+      res.body.on('error', () => {});
+    }),
+  );
+  const sent = new Map(); // rv → write start
+  await pooled(MODS, 16, async (i) => {
+    const t0 = now();
+    const body = await srv.call('PATCH', `/api/v1/namespaces/${NS}/pods/p-${String(i % PODS).padStart(5, '0')}`, { body: JSON.stringify({ metadata: { labels: { m: String(i) } } }), contentType: 'application/merge-patch+json' });
+    sent.set(/"resourceVersion":"(\d+)"/.exec(body.toString())[1], t0);
+  });
+  const deadline = Date.now() + 60_000;
+  while ([...sent.keys()].some((rv) => !lastSeen.has(rv)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const ac of controllers) ac.abort();
+  await agent.close().catch(() => {});
+  const lat = [...sent].map(([rv, t0]) => (lastSeen.has(rv) ? ms(t0, lastSeen.get(rv)) : Infinity));
+  return { lat, missing: lat.filter((x) => x === Infinity).length };
+}
+
+/** The floor: bare node:http answering the same 500-item JSON body. */
+async function httpFloor(body, rounds) {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const pool = new Pool(`http://127.0.0.1:${server.address().port}`, { connections: 1 });
+  const lat = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = now();
+    const res = await request(`http://127.0.0.1:${server.address().port}/`, { dispatcher: pool });
+    JSON.parse(Buffer.from(await res.body.arrayBuffer()).toString());
+    lat.push(ms(t0, now()));
+  }
+  await pool.close();
+  await new Promise((r) => server.close(r));
+  return lat;
+}
+
+/** The etcd floor: the same create transactions through the project's etcd client, directly. */
+async function etcdPutRate(endpoint) {
+  const { createEtcdStorage } = await import(pathToFileURL(join(REPO, 'dist/apiserver/storage/etcd-store.js')).href);
+  const storage = await createEtcdStorage({ endpoints: [endpoint], prefix: '/floor/', log: { info() {}, warn() {}, error() {} } });
+  const value = Buffer.from(podBody(0));
+  const t0 = now();
+  const lat = await pooled(PODS, CONCURRENCY, (i) => storage.create(`pods/${NS}/p-${i}`, value));
+  const seconds = ms(t0, now()) / 1000;
+  await storage.close();
+  return { rate: PODS / seconds, lat };
+}
+
+async function benchBackend(backend, results) {
+  let etcd;
+  if (backend === 'etcd') {
+    etcd = await startBenchEtcd();
+    cleanups.push(() => etcd.killNow());
+    phase(`etcd: floor: ${PODS} direct puts`);
+    results.etcdFloor = await etcdPutRate(etcd.endpoint);
+  }
+  phase(`${backend}: starting platform-apiserver`);
+  const srv = await startServer(backend, etcd?.endpoint);
+  await srv.call('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }) });
+  const heap0 = await heap(srv);
+  phase(`${backend}: create ${PODS} pods (${CONCURRENCY} in flight)`);
+  const t0 = now();
+  const createLat = await pooled(PODS, CONCURRENCY, (i) => srv.call('POST', `/api/v1/namespaces/${NS}/pods`, { body: podBody(i) }));
+  const createSeconds = ms(t0, now()) / 1000;
+  const heap1 = await heap(srv);
+  const rssKiB = procRssKiB(srv.pid);
+  phase(`${backend}: list in pages of ${PAGE} (JSON, protobuf)`);
+  const json = await listPages(srv, 'application/json', 3);
+  const pb = await listPages(srv, 'application/vnd.platform.protobuf', 3);
+  phase(`${backend}: ${WATCHERS} watchers, ${MODS} modifications`);
+  const watch = await watchDelivery(srv);
+  await srv.stop();
+  await etcd?.stop();
+  results[backend] = {
+    writesPerSecond: round3(PODS / createSeconds),
+    createP50Ms: pct(createLat, 0.5),
+    createP99Ms: pct(createLat, 0.99),
+    listJsonP50Ms: pct(json.lat, 0.5),
+    listJsonP99Ms: pct(json.lat, 0.99),
+    listProtobufP50Ms: pct(pb.lat, 0.5),
+    listProtobufP99Ms: pct(pb.lat, 0.99),
+    watchDeliveryP50Ms: pct(watch.lat, 0.5),
+    watchDeliveryP99Ms: pct(watch.lat, 0.99),
+    watchMissing: watch.missing,
+    rssMiB: round3(rssKiB / 1024),
+    heapPerPodBytes: round3((heap1.heapUsed - heap0.heapUsed) / PODS),
+    heapMeasuredAfterGc: heap1.gc,
+  };
+  results.sample ??= json.sample;
+}
+
+async function main() {
+  const m = machine();
+  process.stdout.write(`${machineLine(m)}\n`);
+  const results = {};
+  for (const b of BACKENDS) await benchBackend(b, results);
+  phase('floor: bare node:http, fixed 500-item JSON body');
+  const floor = results.sample === undefined ? [] : await httpFloor(results.sample, 60);
+  const rows = [];
+  const r = (what, value, baseline, target, pass) => rows.push([what, String(value), baseline, target, pass === undefined ? '' : pass ? 'PASS' : 'MISS']);
+  for (const b of BACKENDS) {
+    const x = results[b];
+    r(`${b}: create ${PODS} pods, writes/s`, x.writesPerSecond, b === 'etcd' ? `etcd direct ${round3(results.etcdFloor.rate)}/s` : '', b === 'etcd' ? '>= 60 % of etcd' : '', b === 'etcd' ? x.writesPerSecond >= 0.6 * results.etcdFloor.rate : undefined);
+    r(`${b}: create p99 ms`, x.createP99Ms, b === 'etcd' ? `etcd direct p99 ${pct(results.etcdFloor.lat, 0.99)}` : '', '', undefined);
+    r(`${b}: list page of ${PAGE}, JSON p50/p99 ms`, `${x.listJsonP50Ms}/${x.listJsonP99Ms}`, `node:http ${pct(floor, 0.5)}/${pct(floor, 0.99)}`, '', undefined);
+    r(`${b}: list page of ${PAGE}, protobuf p50/p99 ms`, `${x.listProtobufP50Ms}/${x.listProtobufP99Ms}`, `node:http ${pct(floor, 0.5)}/${pct(floor, 0.99)}`, b === 'memory' ? 'p99 <= 15 ms' : '', b === 'memory' ? x.listProtobufP99Ms <= 15 : undefined);
+    r(`${b}: watch delivery to ${WATCHERS} watchers p50/p99 ms`, `${x.watchDeliveryP50Ms}/${x.watchDeliveryP99Ms}`, '', 'p99 <= 50 ms', x.watchDeliveryP99Ms <= 50 && x.watchMissing === 0);
+    r(`${b}: RSS at ${PODS} pods MiB`, x.rssMiB, '', '', undefined);
+    r(`${b}: heap per stored pod bytes`, x.heapPerPodBytes, '', b === 'memory' ? '<= 3072' : '', b === 'memory' ? x.heapPerPodBytes <= 3072 : undefined);
+  }
+  process.stdout.write(`\n${table(['measure', 'value', 'baseline (same run)', 'target', ''], rows)}\n`);
+  delete results.sample;
+  const out = { machine: m, pods: PODS, watchers: WATCHERS, modifications: MODS, page: PAGE, floorHttpP50Ms: pct(floor, 0.5), floorHttpP99Ms: pct(floor, 0.99), etcdFloorPutsPerSecond: results.etcdFloor ? round3(results.etcdFloor.rate) : null, results };
+  mkdirSync(join(REPO, 'bench/results'), { recursive: true });
+  writeFileSync(join(REPO, 'bench/results/apiserver.json'), `${JSON.stringify(out, null, 2)}\n`);
+  process.stdout.write('wrote bench/results/apiserver.json\n');
+}
+
+runMain('apiserver benchmark', main, {
+  cleanup: () => {
+    for (const c of cleanups.splice(0)) c();
+  },
+});

@@ -1,0 +1,160 @@
+// The API codec: JSON-form objects <-> protobuf (the §4.9 envelope, raw
+// messages, lists from stored items, watch frames) and strict decoding of
+// request bodies (§4.10). Shared by the server and the agent's client; see
+// README.md. loadApiCodec() is the one way to get it (async, once per
+// process); every method of ApiCodec is synchronous and never blocks on I/O.
+
+import type { FieldError } from '../errors.js';
+import { compilePlans } from './convert.js';
+import { decodeEnvelope, encodeEnvelope, encodeEnvelopeWith, putVarint, type TypeMeta } from './envelope.js';
+import { CodecError } from './errors.js';
+import { loadSchema } from './load.js';
+import type { MessagePlan } from './plan.js';
+import { type KindEntry, SERVED_KINDS, kindKey } from './registry.js';
+import { parseJsonStrict } from './strict-json.js';
+import { walkObject } from './validate.js';
+import { decodeWatchEvent } from './watch.js';
+import { WireReader, varintLength } from './wire.js';
+import { parseYamlStrict } from './yaml-strict.js';
+
+export { CodecError, isCodecError, type CodecErrorCode } from './errors.js';
+export { ENVELOPE_MAGIC, decodeEnvelope, encodeEnvelope, hasEnvelopeMagic, type Envelope, type TypeMeta } from './envelope.js';
+export { JsonStreamSplitter } from './json-stream.js';
+export { SERVED_KINDS, type KindEntry } from './registry.js';
+export { MAX_JSON_DEPTH, parseJsonStrict, type StrictJson } from './strict-json.js';
+export { WatchFrameDecoder, encodeWatchFrame, type WatchEventType, type WatchFrame } from './watch.js';
+export { parseYamlStrict } from './yaml-strict.js';
+
+/** A JSON-form API object (what JSON.parse of a response body gives). */
+export type ApiObject = Record<string, unknown>;
+
+export interface StrictDecodeResult {
+  /** The body with unknown fields, wrongly typed values and nulls removed. */
+  object: ApiObject;
+  /** Paths of fields the kind's schema does not have, e.g. `spec.containers[0].bar`. */
+  unknownFields: string[];
+  /** Paths of keys given more than once in one object (the last value is kept). */
+  duplicateFields: string[];
+  /** Values of the wrong JSON type, by path, with the expected type in `detail`. */
+  typeErrors: FieldError[];
+}
+
+export interface ApiCodec {
+  readonly kinds: readonly KindEntry[];
+  hasKind(tm: TypeMeta): boolean;
+  /** Envelope bytes of `obj`; `tm` defaults to the object's own apiVersion/kind. Throws CodecError EKIND/ETYPE naming the field. */
+  encode(obj: ApiObject, tm?: TypeMeta): Buffer;
+  /** The object of an envelope, with kind and apiVersion set from it. Throws CodecError EENVELOPE/EKIND/EWIRE. */
+  decode(buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject };
+  /** The message alone (no envelope, no TypeMeta): what the envelope's `raw` holds. */
+  encodeRaw(obj: ApiObject, tm: TypeMeta): Buffer;
+  /** Decodes a message of kind `tm`; the result has no kind/apiVersion (as list items in JSON). */
+  decodeRaw(raw: Uint8Array, tm: TypeMeta): ApiObject;
+  /** The envelope of a List from already-encoded items (raw messages, e.g. stored envelopes' `raw`), without re-encoding them. */
+  encodeListFromRaw(listTm: TypeMeta, listMeta: ApiObject, items: readonly Uint8Array[]): Buffer;
+  /** A watch frame's payload decoded down to its object. */
+  decodeWatchFrame(payload: Buffer): { type: string; object: ApiObject };
+  /** Parses and checks a JSON request body for kind `tm`. Throws CodecError ESYNTAX (byte offset) / EDEPTH (path) / EKIND. */
+  decodeJsonStrict(body: Uint8Array | string, tm: TypeMeta): StrictDecodeResult;
+  /** The same for a YAML body. */
+  decodeYamlStrict(body: Uint8Array | string, tm: TypeMeta): StrictDecodeResult;
+}
+
+function noKind(tm: TypeMeta): CodecError {
+  return new CodecError('EKIND', `no kind ${JSON.stringify(tm.kind)} is registered for version ${JSON.stringify(tm.apiVersion)}`);
+}
+
+/** Builds the codec; `protoDir` overrides where proto/platform is looked for (tests). */
+export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
+  const schema = await loadSchema(protoDir);
+  const byKind = new Map<string, MessagePlan>();
+  const typeMetaKinds = new Set<string>();
+  for (const k of SERVED_KINDS) {
+    const plan = schema.plans.get(k.message);
+    if (plan === undefined) throw new CodecError('ESCHEMA', `${k.apiVersion} ${k.kind}: message ${k.message} is not in proto/platform`);
+    byKind.set(kindKey(k), plan);
+    typeMetaKinds.add(k.message);
+  }
+  const listMeta = schema.plans.get('platform.io.apimachinery.pkg.apis.meta.v1.ListMeta') as MessagePlan;
+  const planOf = (tm: TypeMeta): MessagePlan => {
+    const p = byKind.get(kindKey(tm));
+    if (p === undefined) throw noKind(tm);
+    return p;
+  };
+  const encodeRaw = (obj: ApiObject, tm: TypeMeta): Buffer => {
+    const w = schema.newWriter();
+    planOf(tm).encode(obj, w);
+    return w.finish() as Buffer;
+  };
+  const decodeRaw = (raw: Uint8Array, tm: TypeMeta): ApiObject => {
+    const r = new WireReader(raw);
+    return planOf(tm).decode(r, r.end);
+  };
+  const decode = (buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject } => {
+    const env = decodeEnvelope(buf);
+    const body = decodeRaw(env.raw, env.typeMeta);
+    return { typeMeta: env.typeMeta, object: Object.assign({ kind: env.typeMeta.kind, apiVersion: env.typeMeta.apiVersion }, body) };
+  };
+  compilePlans(schema.plans, (raw) => decode(raw).object);
+  const strict = (parsed: { value: unknown; duplicates: string[] }, tm: TypeMeta): StrictDecodeResult => {
+    const walked = walkObject(planOf(tm), parsed.value, typeMetaKinds);
+    return { object: walked.object, unknownFields: walked.unknownFields, duplicateFields: parsed.duplicates, typeErrors: walked.typeErrors };
+  };
+  return {
+    kinds: SERVED_KINDS,
+    hasKind: (tm) => byKind.has(kindKey(tm)),
+    encode: (obj, tm) => {
+      const t = tm ?? { apiVersion: String(obj['apiVersion'] ?? ''), kind: String(obj['kind'] ?? '') };
+      return encodeEnvelope(t, encodeRaw(obj, t));
+    },
+    decode,
+    encodeRaw,
+    decodeRaw,
+    encodeListFromRaw: (listTm, meta, items) => {
+      planOf(listTm);
+      const w = schema.newWriter();
+      listMeta.encode(meta, w);
+      const lm = w.finish();
+      // Every List is {metadata = 1: ListMeta, items = 2: repeated item}; items are copied once, into the response.
+      let len = 1 + varintLength(lm.length) + lm.length;
+      for (const item of items) len += 1 + varintLength(item.length) + item.length;
+      return encodeEnvelopeWith(listTm, len, (out, start) => {
+        let p = start;
+        out[p++] = 0x0a;
+        p = putVarint(out, p, lm.length);
+        out.set(lm, p);
+        p += lm.length;
+        for (const item of items) {
+          out[p++] = 0x12;
+          p = putVarint(out, p, item.length);
+          out.set(item, p);
+          p += item.length;
+        }
+        return p;
+      });
+    },
+    decodeWatchFrame: (payload) => {
+      const ev = decodeWatchEvent(payload);
+      return { type: ev.type, object: decode(ev.object).object };
+    },
+    decodeJsonStrict: (body, tm) => {
+      planOf(tm);
+      return strict(parseJsonStrict(body), tm);
+    },
+    decodeYamlStrict: (body, tm) => {
+      planOf(tm);
+      return strict(parseYamlStrict(body), tm);
+    },
+  };
+}
+
+let loading: Promise<ApiCodec> | undefined;
+
+/** The process-wide codec, built on first call; concurrent callers share it; a failed load is retried by the next call. */
+export function loadApiCodec(): Promise<ApiCodec> {
+  loading ??= createApiCodec().catch((err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+  return loading;
+}

@@ -1,0 +1,70 @@
+// The back end of platform-apiserver, built from its configuration: the
+// store (in memory, or etcd with its compactor), the API codec, the registry
+// with its strategies, and the verb handlers the front calls. The front
+// (main.ts) owns the listener; this owns everything behind it. One way to
+// start (assembleBackend, then run(signal) for the background work), one way
+// to stop (abort, then close()).
+import { createApiCodec } from '../../api/codec/index.js';
+import type { AgentLogger } from '../../log/index.js';
+import { createFaults, faultsEnabled } from '../faults/index.js';
+import { createResourceHandler } from '../handlers/index.js';
+import type { ApiServerDeps } from '../main.js';
+import type { ApiFeatureGates } from '../options/gates.js';
+import type { ApiServerConfig } from '../options/table.js';
+import { createRegistry, type Registry } from '../registry/index.js';
+import { createCompactor } from '../storage/compactor.js';
+import { createEtcdStorage } from '../storage/etcd-store.js';
+import type { Storage } from '../storage/interface.js';
+import { createMemoryStorage } from '../storage/memory.js';
+import { registryPort } from './registry-port.js';
+import { storageCodec, wireCodec } from './wire.js';
+
+export interface AssembledBackend {
+  readonly deps: ApiServerDeps;
+  readonly registry: Registry;
+  readonly storage: Storage;
+  /** Background work (the etcd compactor) until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  /** Closes the store (ends its watches). Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function assembleBackend(config: ApiServerConfig, gates: ApiFeatureGates, log: AgentLogger, env: NodeJS.ProcessEnv = process.env): Promise<AssembledBackend> {
+  const storageLog = log.child({ component: 'storage' });
+  const etcd = config.etcdServers.length > 0 ? await createEtcdStorage({ endpoints: config.etcdServers, prefix: `${config.etcdPrefix.replace(/\/+$/, '')}/`, log: storageLog }) : undefined;
+  // In memory the compaction interval is the retained history window itself.
+  const storage: Storage = etcd ?? createMemoryStorage({ historyWindowMs: config.etcdCompactionInterval });
+  const codec = await createApiCodec();
+  const registry = createRegistry({
+    storage,
+    codec: storageCodec(codec),
+    options: { continueTtlMs: config.continueTokenLifetime },
+    featureGates: gates,
+  });
+  await registry.namespaces.ensureSystemNamespaces();
+  const faults = faultsEnabled(env) ? createFaults(storage) : undefined;
+  if (faults !== undefined) log.warn('Test fault injection is enabled (PLATFORM_APISERVER_TEST_FAULTS=1): /debug/faults/ is served');
+  const handle = createResourceHandler({
+    registry: registryPort(registry),
+    wire: wireCodec(codec),
+    gates: { watchList: gates.WatchList, compression: gates.APIResponseCompression, chunking: gates.APIListChunking },
+    minRequestTimeoutSeconds: config.minRequestTimeout,
+    log: log.child({ component: 'handlers' }),
+    ...(faults === undefined ? {} : { faults }),
+  });
+  let closed = false;
+  return {
+    deps: { handle },
+    registry,
+    storage,
+    async run(signal) {
+      if (etcd === undefined) return;
+      await createCompactor({ storage: etcd, intervalMs: config.etcdCompactionInterval, coordinator: etcd.compaction, log: storageLog }).run(signal);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// One request as the verb handlers see it: the front's ApiRequest, the
+// registry entry it addresses, the kind it speaks and how to answer.
+import type { ServerResponse } from 'node:http';
+import type { Faults } from '../faults/index.js';
+import type { ApiRequest, RequestInfo } from '../types.js';
+import type { GroupVersionKind, RegistryPort, ResourceEntry, WireCodec } from './ports.js';
+import type { Answer } from './respond.js';
+
+export interface HandlerLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface HandlerDeps {
+  registry: RegistryPort;
+  wire: WireCodec;
+  gates: { watchList: boolean; compression: boolean; chunking: boolean };
+  /** Watches without timeoutSeconds last a random time in [min, 2×min) (kube-apiserver's --min-request-timeout). */
+  minRequestTimeoutSeconds: number;
+  log: HandlerLog;
+  /** Test-only fault injection (undefined in a normal start). */
+  faults?: Faults;
+}
+
+export interface RequestContext {
+  req: ApiRequest;
+  res: ServerResponse;
+  info: RequestInfo;
+  entry: ResourceEntry;
+  /** The kind of the addressed resource (a subresource's own kind for status). */
+  gvk: GroupVersionKind;
+  deps: HandlerDeps;
+  answer: Answer;
+}
