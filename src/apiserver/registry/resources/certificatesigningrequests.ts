@@ -3,9 +3,9 @@
 // one, as upstream's PrepareForUpdate), the requester's identity is stamped
 // from the authenticated user (setRequester, called by the create handler:
 // the Strategy hooks do not see the user), status writes may not approve,
-// and the approval subresource (prepareApproval + validateApproval, routed by
-// the integrator through the store's guaranteedUpdate) changes only the
-// Approved/Denied conditions.
+// and the approval subresource (the store's updateSubresources hook:
+// prepareApproval + validateApproval) changes only the Approved/Denied
+// conditions.
 import type { FieldError } from '../../../api/errors.js';
 import type { UserInfo } from '../../types.js';
 import type { ApiObject, Strategy } from '../types.js';
@@ -40,6 +40,7 @@ export const certificatesigningrequests: Strategy = {
   },
   validate: validateCsr,
   validateStatusUpdate: (obj, old) => [...validateCsr(obj), ...validateCsrStatusChange(obj, old), ...approvalUnchanged(obj, old)],
+  updateSubresources: { approval: { merge: (body, old) => prepareApproval(body, old), validate: (obj, old) => validateApproval(obj, old) } },
   fields: (obj) => ({ 'spec.signerName': typeof rec(obj, 'spec')?.signerName === 'string' ? String(rec(obj, 'spec')?.signerName) : '' }),
 };
 
