@@ -56,7 +56,12 @@ export function nodeGraphFromPods(pods: ObjectReader): NodeGraph {
  * holds even before anything is stored).
  */
 export function serverAuthorizer(opts: { graph: NodeGraph; rbac: RbacSource }): Authorizer {
+  return unionAuthorizer(serverAuthorizerChain(opts));
+}
+
+/** The same chain as a list, for the front's `authorizers` option (main.ts). */
+export function serverAuthorizerChain(opts: { graph: NodeGraph; rbac: RbacSource }): readonly Authorizer[] {
   const boot = bootstrapPolicy();
   const source = unionRbacSource([staticRbacSource({ clusterRoles: boot.clusterRoles, clusterRoleBindings: boot.clusterRoleBindings }), opts.rbac]);
-  return unionAuthorizer([mastersAuthorizer, new NodeAuthorizer(opts.graph), new RbacAuthorizer(source)]);
+  return [mastersAuthorizer, new NodeAuthorizer(opts.graph), new RbacAuthorizer(source)];
 }
