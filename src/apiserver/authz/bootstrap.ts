@@ -1,0 +1,64 @@
+// The default policy the server starts with (a subset of upstream's
+// bootstrappolicy): cluster-admin for system:masters, discovery, version and
+// health for everyone authenticated, self access reviews, and read access to
+// ClusterTrustBundles for every authenticated user and every service account
+// (§2.3 rule 8, §5 rule 3). The integrator either stores these objects at
+// start (as upstream's RBAC post-start hook does, so they are visible) or
+// serves them with staticRbacSource beside the stored ones.
+import type { BindingLike, PolicyRule, RoleLike } from './rbac-rules.js';
+import { RBAC_GROUP } from './rbac-rules.js';
+
+export interface BootstrapRole extends RoleLike {
+  apiVersion: string;
+  kind: 'ClusterRole';
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
+  rules: PolicyRule[];
+}
+
+export interface BootstrapBinding extends BindingLike {
+  apiVersion: string;
+  kind: 'ClusterRoleBinding';
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
+}
+
+const API_VERSION = `${RBAC_GROUP}/v1`;
+const META = (name: string): BootstrapRole['metadata'] => ({ name, labels: { 'platform.io/bootstrapping': 'rbac-defaults' }, annotations: { 'rbac.authorization.platform.io/autoupdate': 'true' } });
+
+function role(name: string, rules: PolicyRule[]): BootstrapRole {
+  return { apiVersion: API_VERSION, kind: 'ClusterRole', metadata: META(name), rules };
+}
+
+function bindGroups(name: string, groups: readonly string[]): BootstrapBinding {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ClusterRoleBinding',
+    metadata: META(name),
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
+    subjects: groups.map((g) => ({ kind: 'Group', apiGroup: RBAC_GROUP, name: g })),
+  };
+}
+
+/** Fresh copies on every call: callers may store or mutate them. */
+export function bootstrapPolicy(): { clusterRoles: BootstrapRole[]; clusterRoleBindings: BootstrapBinding[] } {
+  const clusterRoles = [
+    role('cluster-admin', [
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+    ]),
+    role('system:discovery', [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'] }]),
+    role('system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]),
+    role('system:basic-user', [
+      { verbs: ['create'], apiGroups: ['authorization.platform.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+      { verbs: ['create'], apiGroups: ['authentication.platform.io'], resources: ['selfsubjectreviews'] },
+    ]),
+    role('system:cluster-trust-bundle-reader', [{ verbs: ['get', 'list', 'watch'], apiGroups: ['certificates.platform.io'], resources: ['clustertrustbundles'] }]),
+  ];
+  const clusterRoleBindings = [
+    bindGroups('cluster-admin', ['system:masters']),
+    bindGroups('system:discovery', ['system:authenticated']),
+    bindGroups('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    bindGroups('system:basic-user', ['system:authenticated']),
+    bindGroups('system:cluster-trust-bundle-reader', ['system:authenticated', 'system:serviceaccounts']),
+  ];
+  return { clusterRoles, clusterRoleBindings };
+}
