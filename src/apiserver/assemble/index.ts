@@ -16,7 +16,9 @@ import { createCompactor } from '../storage/compactor.js';
 import { createEtcdStorage } from '../storage/etcd-store.js';
 import type { Storage } from '../storage/interface.js';
 import { createMemoryStorage } from '../storage/memory.js';
+import { assembleAuth } from './auth.js';
 import { registryPort } from './registry-port.js';
+import { REVIEW_RESOURCES } from '../registry/resources/reviews.js';
 import { storageCodec, wireCodec } from './wire.js';
 
 export interface AssembledBackend {
@@ -40,12 +42,16 @@ export async function assembleBackend(config: ApiServerConfig, gates: ApiFeature
     codec: storageCodec(codec),
     options: { continueTtlMs: config.continueTokenLifetime },
     featureGates: gates,
+    virtualResources: REVIEW_RESOURCES,
   });
   await registry.namespaces.ensureSystemNamespaces();
+  const auth = await assembleAuth(registry, config);
+  for (const ns of (await registry.store({ group: '', resource: 'namespaces' })!.list('', { readAt: { kind: 'MostRecent' } })).items) await auth.namespaceDefaults(ns.metadata.name ?? '');
   const faults = faultsEnabled(env) ? createFaults(storage) : undefined;
   if (faults !== undefined) log.warn('Test fault injection is enabled (PLATFORM_APISERVER_TEST_FAULTS=1): /debug/faults/ is served');
   const handle = createResourceHandler({
-    registry: registryPort(registry),
+    registry: registryPort(registry, auth.actions, auth.virtual),
+    admission: auth.admission,
     wire: wireCodec(codec),
     gates: { watchList: gates.WatchList, compression: gates.APIResponseCompression, chunking: gates.APIListChunking },
     minRequestTimeoutSeconds: config.minRequestTimeout,
@@ -54,7 +60,7 @@ export async function assembleBackend(config: ApiServerConfig, gates: ApiFeature
   });
   let closed = false;
   return {
-    deps: { handle },
+    deps: { handle, authorizers: auth.authorizers, tokenAuthenticators: auth.tokenAuthenticators },
     registry,
     storage,
     async run(signal) {

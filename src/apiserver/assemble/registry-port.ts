@@ -2,7 +2,7 @@
 // group, version and resource, the action subresources (pods/binding,
 // pods/eviction), the discovery documents and the default Table.
 import { ApiError } from '../../api/errors.js';
-import type { RegistryPort, ResourceEntry, SubresourceAction } from '../handlers/ports.js';
+import type { RegistryPort, ResourceEntry, SubresourceAction, VirtualResource } from '../handlers/ports.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, buildTable, type Registry } from '../registry/index.js';
 import type { ApiObject, ResourceInfo } from '../registry/types.js';
 
@@ -26,7 +26,7 @@ function podActions(registry: Registry): Record<string, SubresourceAction> {
 
 const keyOf = (group: string, resource: string): string => `${resource}.${group}`;
 
-export function registryPort(registry: Registry, extraActions: ActionTable = {}, serverAddress = ''): RegistryPort {
+export function registryPort(registry: Registry, extraActions: ActionTable = {}, virtual: readonly VirtualResource[] = [], serverAddress = ''): RegistryPort {
   const entries = new Map<string, ResourceEntry>();
   const builtIn: Record<string, Record<string, SubresourceAction>> = { [keyOf('', 'pods')]: podActions(registry) };
   const byVersion = new Map<string, ResourceInfo>();
@@ -44,8 +44,10 @@ export function registryPort(registry: Registry, extraActions: ActionTable = {},
     }
     return entry;
   };
+  const servedVirtual = new Set(registry.resources.map((r) => `${r.group}/${r.version}/${r.resource}`));
   return {
     lookup,
+    virtual: (group, version, resource) => (servedVirtual.has(`${group}/${version}/${resource}`) ? virtual.find((v) => v.info.group === group && v.info.version === version && v.info.resource === resource) : undefined),
     discovery(path) {
       const parts = path.split('/').filter((p) => p !== '');
       if (parts[0] === 'api') {

@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Faults } from '../faults/index.js';
 import type { ApiRequest, RequestInfo } from '../types.js';
-import type { GroupVersionKind, RegistryPort, ResourceEntry, WireCodec } from './ports.js';
+import type { AdmissionPort, GroupVersionKind, RegistryPort, ResourceEntry, WireCodec } from './ports.js';
 import type { Answer } from './respond.js';
 
 export interface HandlerLog {
@@ -18,6 +18,8 @@ export interface HandlerDeps {
   /** Watches without timeoutSeconds last a random time in [min, 2×min) (kube-apiserver's --min-request-timeout). */
   minRequestTimeoutSeconds: number;
   log: HandlerLog;
+  /** Admission plugins (service accounts, node restriction, trust-bundle attest); none: everything is admitted. */
+  admission?: AdmissionPort;
   /** Test-only fault injection (undefined in a normal start). */
   faults?: Faults;
 }

@@ -15,9 +15,10 @@ import { handleGet, handleList } from './read.js';
 import { sendError, sendObject, type Answer } from './respond.js';
 import { handleWatch } from './watch.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from './write.js';
+import { handleVirtual } from './virtual.js';
 
 export type { HandlerDeps } from './context.js';
-export type { RegistryPort, ResourceEntry, SubresourceAction, WireCodec, GroupVersionKind, DecodedBody } from './ports.js';
+export type { RegistryPort, ResourceEntry, SubresourceAction, WireCodec, GroupVersionKind, DecodedBody, VirtualResource, AdmissionPort, ActionOptions } from './ports.js';
 
 /** upstream's answer for a path no resource serves. */
 const notFound = (): ApiError => new ApiError(404, 'NotFound', 'the server could not find the requested resource', { details: {} });
@@ -54,6 +55,11 @@ export function createResourceHandler(deps: HandlerDeps): (req: ApiRequest, res:
         const doc = req.method === 'GET' ? deps.registry.discovery(info.path) : undefined;
         if (doc === undefined) throw notFound();
         sendObject({ ...answer, verb: 'get' }, 200, doc, { group: '', version: 'v1', kind: 'Discovery' });
+        return;
+      }
+      const virtual = deps.registry.virtual?.(info.apiGroup, info.apiVersion, info.resource);
+      if (virtual !== undefined) {
+        await handleVirtual(req, answer, virtual);
         return;
       }
       const entry = deps.registry.lookup(info.apiGroup, info.apiVersion, info.resource);

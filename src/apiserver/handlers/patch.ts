@@ -13,6 +13,7 @@ import { applyConfig } from '../apply/apply.js';
 import { recordUpdate } from '../apply/update.js';
 import { isNotFound } from '../../api/errors.js';
 import { MEDIA_YAML } from '../../api/media.js';
+import { admit } from './admit.js';
 import { headerValue } from './body.js';
 import { tracking } from './fields.js';
 import type { RequestContext } from './context.js';
@@ -33,11 +34,13 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
   const result = await ctx.entry.store.guaranteedUpdate(
     ctx.info.namespace,
     ctx.info.name,
-    (current) => {
+    async (current) => {
       const patched = applyPatch(patchType as JsonPatchType, current as unknown as JsonObject, body) as unknown as ApiObject;
       const wanted = patched.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== '' && wanted !== current.metadata.resourceVersion) throw apiErrors.conflict({ group: ctx.info.apiGroup, resource: ctx.info.resource }, ctx.info.name);
-      return recordUpdate(current, revalidate(ctx, patched, q.fieldValidation), t) as unknown as ApiObject;
+      const next = recordUpdate(current, revalidate(ctx, patched, q.fieldValidation), t) as unknown as ApiObject;
+      await admit(ctx, next, current, q.dryRun);
+      return next;
     },
     { dryRun: q.dryRun, subresource },
   );
@@ -72,12 +75,18 @@ async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force:
   const t = tracking(ctx, ctx.req.url.searchParams.get('fieldManager') ?? '');
   const applyOpts = { manager: t.manager, force: opts.force, apiVersion: t.apiVersion, now: t.now, subresource, listTypes: t.listTypes };
   try {
-    const result = await ctx.entry.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name, (current) => applyConfig(current, config.object, applyOpts) as unknown as ApiObject, { dryRun: opts.dryRun, subresource });
+    const tryApply = async (current: ApiObject): Promise<ApiObject> => {
+      const next = applyConfig(current, config.object, applyOpts) as unknown as ApiObject;
+      await admit(ctx, next, current, opts.dryRun);
+      return next;
+    };
+    const result = await ctx.entry.store.guaranteedUpdate(ctx.info.namespace, ctx.info.name, tryApply, { dryRun: opts.dryRun, subresource });
     sendObject(ctx.answer, 200, result, ctx.gvk);
   } catch (e) {
     if (!isNotFound(e) || subresource !== '') throw e;
     const fresh = applyConfig(undefined, config.object, applyOpts) as unknown as ApiObject;
     fresh.metadata.name = ctx.info.name;
+    await admit(ctx, fresh, undefined, opts.dryRun);
     const created = await ctx.entry.store.create(ctx.info.namespace, fresh, { dryRun: opts.dryRun });
     sendObject(ctx.answer, 201, created, ctx.gvk);
   }

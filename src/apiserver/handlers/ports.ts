@@ -6,6 +6,7 @@
 import type { FieldError, Status } from '../../api/errors.js';
 import type { GenericStore } from '../registry/store.js';
 import type { ApiObject, ObjectList, ResourceInfo } from '../registry/types.js';
+import type { UserInfo } from '../types.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -18,7 +19,29 @@ export interface SubresourceAction {
   /** The kind the body must be (`Binding`, `Eviction`, `TokenRequest`, ...) and its group/version. */
   bodyKind: GroupVersionKind;
   /** Runs the action; answers the HTTP status and the object to send. */
-  create(namespace: string, name: string, body: ApiObject, opts: { dryRun: boolean; user: { name: string; groups: readonly string[] } }): Promise<{ status: number; object: ApiObject | Status }>;
+  create(namespace: string, name: string, body: ApiObject, opts: ActionOptions): Promise<{ status: number; object: ApiObject | Status }>;
+}
+
+export interface ActionOptions {
+  dryRun: boolean;
+  user: UserInfo;
+  signal: AbortSignal;
+}
+
+/** A type that represents an operation (reviews): POST only, nothing stored. */
+export interface VirtualResource {
+  info: ResourceInfo;
+  create(namespace: string, body: ApiObject, opts: ActionOptions): Promise<{ status: number; object: ApiObject | Status }>;
+}
+
+/**
+ * Admission (after decoding, before validation and storage): may mutate the
+ * object (a pod's service account and token volume) or refuse it with an
+ * ApiError (403). `created` runs after a real (not dry-run) create.
+ */
+export interface AdmissionPort {
+  admit(info: ResourceInfo, obj: ApiObject, old: ApiObject | undefined, opts: ActionOptions & { namespace: string; subresource: string }): Promise<void>;
+  created?(info: ResourceInfo, obj: ApiObject): Promise<void>;
 }
 
 export interface ResourceEntry {
@@ -31,6 +54,8 @@ export interface ResourceEntry {
 export interface RegistryPort {
   /** The entry serving `<group>/<version>/<resource>`, or undefined (404). */
   lookup(group: string, version: string, resource: string): ResourceEntry | undefined;
+  /** A virtual type served at `<group>/<version>/<resource>` (POST only), or undefined. */
+  virtual?(group: string, version: string, resource: string): VirtualResource | undefined;
   /** The discovery document for a non-resource GET path (/api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>), or undefined. */
   discovery(path: string): object | undefined;
   /** The default Table (§2.4) of objects of one resource. */

@@ -8,6 +8,7 @@ import { parseListQuery } from '../../api/list-query.js';
 import type { DeleteOptions } from '../registry/types.js';
 import { recordUpdate } from '../apply/update.js';
 import type { ApiObject } from '../registry/types.js';
+import { admit, created as afterCreate } from './admit.js';
 import { readObject } from './body.js';
 import { tracking } from './fields.js';
 import type { RequestContext } from './context.js';
@@ -25,7 +26,7 @@ export async function handleCreate(ctx: RequestContext): Promise<void> {
   const action = ctx.info.subresource === '' ? undefined : ctx.entry.actions[ctx.info.subresource];
   if (action !== undefined) {
     const body = await readObject(ctx, action.bodyKind, q.fieldValidation);
-    const out = await action.create(ctx.info.namespace, ctx.info.name, body, { dryRun: q.dryRun, user: ctx.req.user });
+    const out = await action.create(ctx.info.namespace, ctx.info.name, body, { dryRun: q.dryRun, user: ctx.req.user, signal: ctx.req.signal });
     sendObject(ctx.answer, out.status, out.object, out.object.kind === 'Status' ? STATUS_GVK : { ...action.bodyKind, kind: out.object.kind ?? action.bodyKind.kind });
     return;
   }
@@ -33,7 +34,9 @@ export async function handleCreate(ctx: RequestContext): Promise<void> {
   const obj = await readObject(ctx, ctx.gvk, q.fieldValidation);
   checkNamespace(ctx, obj.metadata.namespace);
   const withFields = recordUpdate(undefined, obj, tracking(ctx, q.fieldManager)) as unknown as ApiObject;
+  await admit(ctx, withFields, undefined, q.dryRun);
   const created = await ctx.entry.store.create(ctx.info.namespace, withFields, { dryRun: q.dryRun });
+  await afterCreate(ctx, created, q.dryRun);
   sendObject(ctx.answer, 201, created, ctx.gvk);
 }
 
@@ -45,6 +48,7 @@ export async function handleUpdate(ctx: RequestContext): Promise<void> {
   if (bodyName !== '' && bodyName !== ctx.info.name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${ctx.info.name})`);
   obj.metadata.name = ctx.info.name;
   const subresource = ctx.info.subresource === 'status' ? 'status' : '';
+  await admit(ctx, obj, undefined, q.dryRun);
   const t = tracking(ctx, q.fieldManager);
   const transform = (desired: ApiObject, old: ApiObject | undefined): ApiObject => recordUpdate(old, desired, t) as unknown as ApiObject;
   const { object, created } = await ctx.entry.store.update(ctx.info.namespace, ctx.info.name, obj, { dryRun: q.dryRun, subresource, transform });

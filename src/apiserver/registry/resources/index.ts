@@ -10,8 +10,11 @@ import { nodes } from './nodes.js';
 import { pods } from './pods.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
+import { certificatesigningrequests } from './certificatesigningrequests.js';
+import { clustertrustbundles } from './clustertrustbundles.js';
+import { RBAC_STRATEGIES } from './rbac.js';
 
-export const BUILTIN_STRATEGIES: readonly Strategy[] = [namespaces, pods, nodes, events, configmaps, secrets, serviceaccounts, leases];
+export const BUILTIN_STRATEGIES: readonly Strategy[] = [namespaces, pods, nodes, events, configmaps, secrets, serviceaccounts, leases, certificatesigningrequests, clustertrustbundles, ...RBAC_STRATEGIES];
 
 /** The resource table: what discovery lists, given the feature gates that are on. */
 export function servedResources(strategies: readonly Strategy[], gates: Readonly<Record<string, boolean>> = {}): ResourceInfo[] {

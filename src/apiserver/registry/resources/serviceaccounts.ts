@@ -21,7 +21,17 @@ function validateServiceAccount(obj: ApiObject): FieldError[] {
 }
 
 export const serviceaccounts: Strategy = {
-  info: { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, verbs: OBJECT_VERBS, shortNames: ['sa'] },
+  info: {
+    group: '',
+    version: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    singular: 'serviceaccount',
+    namespaced: true,
+    verbs: OBJECT_VERBS,
+    shortNames: ['sa'],
+    subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.platform.io', version: 'v1', verbs: ['create'] }],
+  },
   nameRule: 'subdomain',
   allowCreateOnUpdate: false,
   returnDeletedObject: true,

@@ -1,0 +1,145 @@
+// Authentication, authorization and admission of platform-apiserver, built
+// over the registry's stores: service-account tokens (issued by
+// serviceaccounts/<name>/token, verified on every request), the
+// masters → node → RBAC authorizer chain with the bootstrap policy, the
+// token and access reviews, and the admission plugins (service accounts,
+// node restriction, trust-bundle attest, CSR requester). Wiring only: the
+// rules live in authz/, serviceaccount/, admission/ and registry/resources/.
+import { ApiError, type GroupResource } from '../../api/errors.js';
+import { admitClusterTrustBundle } from '../admission/ctb-attest.js';
+import { defaultServiceAccount } from '../admission/defaults.js';
+import { admitNodeCreate } from '../admission/node-restriction.js';
+import { accountGetterFromStore, ServiceAccountAdmission } from '../admission/serviceaccount.js';
+import type { TokenAuthenticator } from '../authn/types.js';
+import { nodeGraphFromPods, rbacSourceFromStores, serverAuthorizer, serverAuthorizerChain, type ObjectReader } from '../authz/from-stores.js';
+import type { AdmissionPort, SubresourceAction, VirtualResource } from '../handlers/ports.js';
+import type { ApiServerConfig } from '../options/table.js';
+import type { Registry } from '../registry/index.js';
+import { setRequester } from '../registry/resources/certificatesigningrequests.js';
+import { REVIEW_RESOURCES, reviewAccess, reviewerFromServiceAccounts, reviewToken, type AccessReviewKind, type ReviewObject } from '../registry/resources/reviews.js';
+import { createTokenRequest, type TokenRequestDeps } from '../registry/resources/tokenrequest.js';
+import type { GenericStore } from '../registry/store.js';
+import type { ApiObject } from '../registry/types.js';
+import { lookupFromStores, ServiceAccountTokenAuthenticator } from '../serviceaccount/authenticator.js';
+import { loadServiceAccountKeys } from '../serviceaccount/keys.js';
+import type { Authorizer } from '../types.js';
+
+/** The issuer when --service-account-issuer is not given (kube-apiserver's usual one, renamed). */
+export const DEFAULT_ISSUER = 'https://platform.default.svc.cluster.local';
+
+export interface AuthParts {
+  authorizers: readonly Authorizer[];
+  tokenAuthenticators: readonly TokenAuthenticator[];
+  /** Action subresources by `<resource>.<group>`. */
+  actions: Readonly<Record<string, Readonly<Record<string, SubresourceAction>>>>;
+  virtual: readonly VirtualResource[];
+  admission: AdmissionPort;
+  /** Makes the default service account of a namespace (new namespaces and the system ones at start). */
+  namespaceDefaults(namespace: string): Promise<void>;
+}
+
+function mustStore(registry: Registry, gr: GroupResource): GenericStore {
+  const s = registry.store(gr);
+  if (s === undefined) throw new Error(`${gr.resource}.${gr.group} is not served`);
+  return s;
+}
+
+const RBAC_GROUP = 'rbac.authorization.platform.io';
+
+export async function assembleAuth(registry: Registry, config: ApiServerConfig): Promise<AuthParts> {
+  const core = (resource: string): GenericStore => mustStore(registry, { group: '', resource });
+  const reader = (s: GenericStore): ObjectReader => s as unknown as ObjectReader;
+  const graph = nodeGraphFromPods(reader(core('pods')));
+  const rbac = rbacSourceFromStores({
+    roles: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'roles' })),
+    clusterRoles: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'clusterroles' })),
+    roleBindings: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'rolebindings' })),
+    clusterRoleBindings: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'clusterrolebindings' })),
+  });
+  const authorizers = serverAuthorizerChain({ graph, rbac });
+  const authorizer = serverAuthorizer({ graph, rbac });
+
+  const keys = await loadServiceAccountKeys({
+    ...(config.serviceAccountSigningKeyFile === '' ? {} : { signingKeyFile: config.serviceAccountSigningKeyFile }),
+    keyFiles: config.serviceAccountKeyFiles,
+  });
+  const issuers = config.serviceAccountIssuer.length > 0 ? config.serviceAccountIssuer : [DEFAULT_ISSUER];
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : [issuers[0]!];
+  const clock = { now: Date.now };
+  const getter = (s: GenericStore) => ({ get: (ns: string, name: string) => s.get(ns, name) });
+  const saAuth = new ServiceAccountTokenAuthenticator({ keys: keys.verifying, issuers, audiences: apiAudiences, clock }, lookupFromStores({ serviceaccounts: getter(core('serviceaccounts')), pods: getter(core('pods')), secrets: getter(core('secrets')) }));
+
+  const tokenDeps: TokenRequestDeps = {
+    async get(resource, namespace, name) {
+      try {
+        return await core(resource).get(namespace, name);
+      } catch (e) {
+        if (e instanceof ApiError && e.reason === 'NotFound') return undefined;
+        throw e;
+      }
+    },
+    signer: keys.signing,
+    settings: { issuer: issuers[0]!, apiAudiences, maxExpirationSeconds: Math.floor(config.serviceAccountMaxTokenExpiration / 1000), extendExpiration: true },
+    clock,
+  };
+  const tokenAction: SubresourceAction = {
+    bodyKind: { group: 'authentication.platform.io', version: 'v1', kind: 'TokenRequest' },
+    async create(namespace, name, body, opts) {
+      const out = await createTokenRequest(tokenDeps, { namespace, name }, body, opts.signal);
+      return { status: 201, object: out.object };
+    },
+  };
+
+  // TokenReview answers for service-account tokens; the static tokens stay with the front.
+  const reviewers = [reviewerFromServiceAccounts(saAuth)];
+  const virtual: VirtualResource[] = REVIEW_RESOURCES.map((info) => ({
+    info,
+    async create(namespace, body, opts) {
+      const result =
+        info.resource === 'tokenreviews'
+          ? await reviewToken(body as ReviewObject, reviewers, apiAudiences, opts.signal)
+          : await reviewAccess(info.kind as AccessReviewKind, body as ReviewObject, { authorizer, requester: opts.user, namespace });
+      if (result instanceof ApiError) throw result;
+      return { status: 201, object: result as ApiObject };
+    },
+  }));
+
+  const saAdmission = new ServiceAccountAdmission(accountGetterFromStore(core('serviceaccounts') as never));
+  const admission: AdmissionPort = {
+    async admit(info, obj, old, opts) {
+      if (info.group === '' && (info.resource === 'pods' || info.resource === 'nodes') && old === undefined && opts.subresource === '') {
+        const refused = admitNodeCreate(opts.user, info.resource, obj as never);
+        if (refused !== undefined) throw refused;
+        if (info.resource === 'pods') {
+          const why = await saAdmission.admitCreate(obj as never, opts.namespace, opts.signal);
+          if (why !== undefined) throw why;
+        }
+      }
+      if (info.group === 'certificates.platform.io' && info.resource === 'clustertrustbundles') {
+        const refused = await admitClusterTrustBundle(authorizer, opts.user, obj as never, old as never);
+        if (refused !== undefined) throw refused;
+      }
+      if (info.group === 'certificates.platform.io' && info.resource === 'certificatesigningrequests' && old === undefined) setRequester(obj, opts.user);
+    },
+    async created(info, obj) {
+      if (info.group === '' && info.resource === 'namespaces') await namespaceDefaults(obj.metadata.name ?? '');
+    },
+  };
+  async function namespaceDefaults(namespace: string): Promise<void> {
+    if (namespace === '') return;
+    try {
+      await core('serviceaccounts').create(namespace, defaultServiceAccount(namespace) as unknown as ApiObject);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+  return {
+    authorizers,
+    tokenAuthenticators: [saAuth as unknown as TokenAuthenticator],
+    actions: { 'serviceaccounts.': { token: tokenAction } },
+    virtual,
+    admission,
+    namespaceDefaults,
+  };
+}
+
