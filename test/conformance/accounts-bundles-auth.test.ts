@@ -95,7 +95,8 @@ describeBackends('§2.2 §2.3 §5: service accounts, trust bundles, authenticati
     const tr = await admin.post(`${ns(n)}/serviceaccounts/robot/token`, {
       apiVersion: 'authentication.platform.io/v1',
       kind: 'TokenRequest',
-      spec: { audiences: ['platform'], expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'holder', uid: p.metadata.uid } },
+      // No audiences: the server's own API audiences, so the token is good for this API.
+      spec: { expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'holder', uid: p.metadata.uid } },
     });
     expect(tr.status, tr.text()).toBe(201);
     const { token, expirationTimestamp } = tr.json().status;

@@ -2,7 +2,7 @@
 // (path shapes), §4.2 (ServiceAccount operations), §4.4 (query sets) and §9
 // (versioning, discovery), against both storage backends.
 import { expect, it } from 'vitest';
-import { describeBackends, uniq } from './helpers/backends.js';
+import { describeBackends } from './helpers/backends.js';
 import type { Json } from './helpers/api-client.js';
 import { CORE, eventually, makeNamespace, ns, sa } from './helpers/objects.js';
 
@@ -59,12 +59,13 @@ describeBackends('§1 §2.1 §4.1 §4.2 §4.4: resources, paths and verbs', { fe
     const one = await c.get(`${ns(a)}/serviceaccounts`);
     expect(one.status).toBe(200);
     expect(one.json()).toMatchObject({ apiVersion: 'v1', kind: 'ServiceAccountList', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
-    expect(one.json().items.map((i: Json) => i.metadata.name)).toEqual(['x']);
+    // Every namespace also has its `default` account (§2.2).
+    expect(one.json().items.map((i: Json) => i.metadata.name)).toEqual(['default', 'x']);
     const all = (await c.get(`${CORE}/serviceaccounts`)).json();
     expect(all.kind).toBe('ServiceAccountList');
-    const mine = all.items.filter((i: Json) => i.metadata.namespace === a || i.metadata.namespace === b).map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`);
+    const mine = all.items.filter((i: Json) => (i.metadata.namespace === a || i.metadata.namespace === b) && i.metadata.name !== 'default').map((i: Json) => `${i.metadata.namespace}/${i.metadata.name}`);
     expect(mine.sort()).toEqual([`${a}/x`, `${b}/y`].sort());
-    const empty = (await c.get(`${ns(await makeNamespace(c))}/serviceaccounts`)).json();
+    const empty = (await c.get(`${ns(await makeNamespace(c))}/configmaps`)).json();
     expect(empty.items).toEqual([]);
   });
 
@@ -123,7 +124,7 @@ describeBackends('§1 §2.1 §4.1 §4.2 §4.4: resources, paths and verbs', { fe
     expect(coll.status).toBe(200);
     expect(coll.json()).toMatchObject({ kind: 'Status', status: 'Success' });
     const left = (await c.get(`${ns(n)}/serviceaccounts`)).json().items.map((i: Json) => i.metadata.name);
-    expect(left).toEqual(['d']);
+    expect(left).toEqual(['d', 'default']);
   });
 
   it('§1 rule 2: namespaced objects are removed with their namespace', async () => {

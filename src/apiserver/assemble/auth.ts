@@ -5,11 +5,12 @@
 // token and access reviews, and the admission plugins (service accounts,
 // node restriction, trust-bundle attest, CSR requester). Wiring only: the
 // rules live in authz/, serviceaccount/, admission/ and registry/resources/.
-import { ApiError, type GroupResource } from '../../api/errors.js';
+import { ApiError, apiErrors, type GroupResource } from '../../api/errors.js';
 import { admitClusterTrustBundle } from '../admission/ctb-attest.js';
 import { defaultServiceAccount } from '../admission/defaults.js';
 import { admitNodeCreate } from '../admission/node-restriction.js';
 import { accountGetterFromStore, ServiceAccountAdmission } from '../admission/serviceaccount.js';
+import { withAuthenticatedGroup } from '../authn/authenticate.js';
 import type { TokenAuthenticator } from '../authn/types.js';
 import { nodeGraphFromPods, rbacSourceFromStores, serverAuthorizer, serverAuthorizerChain, type ObjectReader } from '../authz/from-stores.js';
 import type { AdmissionPort, SubresourceAction, VirtualResource } from '../handlers/ports.js';
@@ -22,7 +23,7 @@ import type { GenericStore } from '../registry/store.js';
 import type { ApiObject } from '../registry/types.js';
 import { lookupFromStores, ServiceAccountTokenAuthenticator } from '../serviceaccount/authenticator.js';
 import { loadServiceAccountKeys } from '../serviceaccount/keys.js';
-import type { Authorizer } from '../types.js';
+import type { Authorizer, UserInfo } from '../types.js';
 
 /** The issuer when --service-account-issuer is not given (kube-apiserver's usual one, renamed). */
 export const DEFAULT_ISSUER = 'https://platform.default.svc.cluster.local';
@@ -36,6 +37,17 @@ export interface AuthParts {
   admission: AdmissionPort;
   /** Makes the default service account of a namespace (new namespaces and the system ones at start). */
   namespaceDefaults(namespace: string): Promise<void>;
+}
+
+const NODE_PREFIX = 'system:node:';
+const NODE_LEASE_NAMESPACE = 'platform-node-lease';
+
+/** NodeRestriction for leases: a node writes only the lease named after itself in platform-node-lease. */
+function checkNodeLease(user: UserInfo, namespace: string, obj: ApiObject): void {
+  if (!user.name.startsWith(NODE_PREFIX) || !user.groups.includes('system:nodes') || namespace !== NODE_LEASE_NAMESPACE) return;
+  const node = user.name.slice(NODE_PREFIX.length);
+  const name = obj.metadata.name ?? '';
+  if (name !== node) throw apiErrors.forbidden({ group: 'coordination.platform.io', resource: 'leases' }, name, `can only access node lease with the same name as the requesting node`);
 }
 
 function mustStore(registry: Registry, gr: GroupResource): GenericStore {
@@ -91,7 +103,15 @@ export async function assembleAuth(registry: Registry, config: ApiServerConfig):
   };
 
   // TokenReview answers for service-account tokens; the static tokens stay with the front.
-  const reviewers = [reviewerFromServiceAccounts(saAuth)];
+  // As for requests, an authenticated user is also in system:authenticated.
+  const reviewers = [
+    reviewerFromServiceAccounts({
+      review: async (token, signal, audiences) => {
+        const v = await saAuth.review(token, signal, audiences);
+        return 'user' in v ? { ...v, user: withAuthenticatedGroup(v.user) } : v;
+      },
+    }),
+  ];
   const virtual: VirtualResource[] = REVIEW_RESOURCES.map((info) => ({
     info,
     async create(namespace, body, opts) {
@@ -115,6 +135,7 @@ export async function assembleAuth(registry: Registry, config: ApiServerConfig):
           if (why !== undefined) throw why;
         }
       }
+      if (info.group === 'coordination.platform.io' && info.resource === 'leases') checkNodeLease(opts.user, opts.namespace, obj);
       if (info.group === 'certificates.platform.io' && info.resource === 'clustertrustbundles') {
         const refused = await admitClusterTrustBundle(authorizer, opts.user, obj as never, old as never);
         if (refused !== undefined) throw refused;
