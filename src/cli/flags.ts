@@ -6,6 +6,7 @@ import { configSpec } from '../config/options.js';
 import { flagSpec } from '../config/flag-options.js';
 import { leaves, type Leaf } from '../config/spec.js';
 import type { GivenFlag } from '../config/resolve.js';
+import { normalizePflagArgv } from '../util/pflag.js';
 
 export interface FlagLeaf extends Leaf {
   /** Which table the option belongs to. */
@@ -36,26 +37,7 @@ export interface ParsedFlags {
  * does not, so rewrite those spellings first. Everything after `--` is left alone.
  */
 export function normalizeArgv(argv: readonly string[]): string[] {
-  const bools = boolFlagNames();
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = (eq < 0 ? a : a.slice(0, eq)).replaceAll('_', '-');
-      // pflag: a boolean takes a value only as --flag=value; `--flag false` leaves `false` as an argument.
-      out.push(name + (eq >= 0 ? a.slice(eq) : bools.has(name) ? '=true' : ''));
-    } else if (/^-[A-Za-z]=/.test(a)) {
-      out.push(a.slice(0, 2), a.slice(3));
-    } else if (/^-[A-Za-z]$/.test(a) && bools.has(a)) {
-      out.push(a, 'true');
-    } else out.push(a);
-  }
-  return out;
+  return normalizePflagArgv(argv, boolFlagNames());
 }
 
 let cachedBools: Set<string> | undefined;

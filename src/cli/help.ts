@@ -3,6 +3,7 @@
 import { SECTIONS, type Section } from '../config/spec.js';
 import { gateHelpLines } from '../config/featuregates.js';
 import { flagLeaves, type FlagLeaf } from './flags.js';
+import { wrapWords } from '../util/pflag.js';
 
 export const DESCRIPTION = `The agent is the primary "node agent" that runs on each node. It can register
 the node with the API server using the hostname, a hostname override, or
@@ -44,18 +45,7 @@ export function annotations(leaf: FlagLeaf): string[] {
   return out;
 }
 
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines;
-}
+const wrap = wrapWords;
 
 export function sectionLeaves(section: Section): FlagLeaf[] {
   return flagLeaves()

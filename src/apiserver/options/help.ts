@@ -2,6 +2,7 @@
 // section, flags sorted by name, each with type, default and help text.
 import { apiGateHelpLines } from './gates.js';
 import { API_SECTIONS, optionEntries, type ApiSection, type ServerOpt } from './table.js';
+import { wrapWords } from '../../util/pflag.js';
 
 export const DESCRIPTION = `The platform API server validates and configures data for the API objects
 (pods, nodes, leases, service accounts, cluster trust bundles, ...) and serves
@@ -24,18 +25,7 @@ export function sectionOptions(section: ApiSection): Array<ServerOpt<unknown>> {
     .sort((a, b) => a.flag.localeCompare(b.flag));
 }
 
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines;
-}
+const wrap = wrapWords;
 
 export function renderApiServerHelp(width = 100): string {
   const out: string[] = [DESCRIPTION, '', 'Usage:', '  platform-apiserver [flags]', ''];

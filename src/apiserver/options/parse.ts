@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError, ValueError } from '../../errors.js';
 import { apiServerOptions, defaultConfig, optionEntries, type ApiServerConfig, type OptionKey } from './table.js';
+import { normalizePflagArgv } from '../../util/pflag.js';
 
 export interface ParsedCommandLine {
   readonly config: ApiServerConfig;
@@ -15,23 +16,7 @@ export interface ParsedCommandLine {
 
 /** `--flag_name` → `--flag-name`, `-v=4` → `-v 4`, a bare boolean flag → `=true`. Everything after `--` is left alone. */
 export function normalizeArgv(argv: readonly string[]): string[] {
-  const bools = new Set(optionEntries().filter((e) => e.opt.kind.isBool).flatMap((e) => [`--${e.opt.flag}`, ...(e.opt.short ? [`-${e.opt.short}`] : [])]));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = (eq < 0 ? a : a.slice(0, eq)).replaceAll('_', '-');
-      out.push(name + (eq >= 0 ? a.slice(eq) : bools.has(name) ? '=true' : ''));
-    } else if (/^-[A-Za-z]=/.test(a)) out.push(a.slice(0, 2), a.slice(3));
-    else if (/^-[A-Za-z]$/.test(a) && bools.has(a)) out.push(a, 'true');
-    else out.push(a);
-  }
-  return out;
+  return normalizePflagArgv(argv, new Set(optionEntries().filter((e) => e.opt.kind.isBool).flatMap((e) => [`--${e.opt.flag}`, ...(e.opt.short ? [`-${e.opt.short}`] : [])])));
 }
 
 /** Parses argv into a configuration. Throws a FlagError naming the flag for anything it cannot accept. */

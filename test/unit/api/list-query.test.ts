@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/api/errors.js';
 import { parseDeleteQuery, parseListQuery, parseWriteQuery, queryBool } from '../../../src/api/list-query.js';
+import { thrownApiError } from '../../helpers/api-error.js';
 
-const thrown = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const thrown = thrownApiError;
 const P = (s: string): URLSearchParams => new URLSearchParams(s);
 
 describe('booleans as upstream parses them', () => {

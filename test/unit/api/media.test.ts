@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/api/errors.js';
 import { acceptsGzip, negotiateInput, negotiateOutput, parseAccept, shouldGzip, wantsPretty } from '../../../src/api/media.js';
+import { thrownApiError } from '../../helpers/api-error.js';
 
-const thrown = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const thrown = thrownApiError;
 const PB = 'application/vnd.platform.protobuf';
 const TABLE = 'application/json;as=Table;g=meta.platform.io;v=v1';
 

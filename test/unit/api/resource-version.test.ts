@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/api/errors.js';
 import { classifyGet, classifyList, classifyWatch, parseResourceVersion, type VersionQuery } from '../../../src/api/resource-version.js';
+import { thrownApiError } from '../../helpers/api-error.js';
 
 const q = (o: Partial<VersionQuery>): VersionQuery => ({ resourceVersion: '', resourceVersionMatch: '', limit: 0, continue: '', sendInitialEvents: undefined, ...o });
-const thrown = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const thrown = thrownApiError;
 const INVALID = (msg: string): string => `ListOptions.meta.platform.io "" is invalid: ${msg}`;
 
 describe('resourceVersion values', () => {

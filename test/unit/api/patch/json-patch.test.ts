@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/api/errors.js';
 import { applyJsonPatch, toJsonPatch, type Json } from '../../../../src/api/patch/index.js';
+import { thrownApiError } from '../../../helpers/api-error.js';
 
 const run = (doc: Json, ops: Json): Json => applyJsonPatch(doc, toJsonPatch(ops));
-const thrown = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const thrown = thrownApiError;
 
 describe('JSON Patch (RFC 6902 appendix A cases)', () => {
   it.each<[string, Json, Json, Json]>([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../src/api/errors.js';
 import { applyPatch, applyStrategicMergePatch, schemaFor, schemaForKind, type Json, type JsonObject, type PatchMessages } from '../../../../src/api/patch/index.js';
+import { thrownApiError } from '../../../helpers/api-error.js';
 
 // A schema like upstream's strategicpatch test type (MergeItem).
 const MESSAGES: PatchMessages = {
@@ -17,15 +17,7 @@ const MESSAGES: PatchMessages = {
 };
 const S = schemaFor(MESSAGES, 'Item');
 const apply = (o: JsonObject, p: Json): JsonObject => applyStrategicMergePatch(o, p, S);
-const thrown = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const thrown = thrownApiError;
 
 describe('strategic merge patch: maps, nulls, replaced lists', () => {
   it.each<[string, JsonObject, Json, JsonObject]>([

@@ -12,7 +12,12 @@ describe('discovery documents', () => {
 
   it('/apis lists the named groups with their preferred version; /apis/<g> one of them', () => {
     const gv = { groupVersion: 'coordination.platform.io/v1', version: 'v1' };
-    expect(apiGroupList(resources)).toEqual({ kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'coordination.platform.io', versions: [gv], preferredVersion: gv }] });
+    const list = apiGroupList(resources);
+    expect(list.kind).toBe('APIGroupList');
+    // Gated groups (certificates.platform.io/v1alpha1 without ClusterTrustBundle) are left out; the rest in table order.
+    expect(list.groups.map((g) => g.name)).toEqual(['coordination.platform.io', 'certificates.platform.io', 'rbac.authorization.platform.io']);
+    expect(list.groups[0]).toEqual({ name: 'coordination.platform.io', versions: [gv], preferredVersion: gv });
+    expect(list.groups[1]!.versions.map((v) => v.version)).toEqual(['v1']);
     expect(apiGroup(resources, 'coordination.platform.io')?.kind).toBe('APIGroup');
     expect(apiGroup(resources, 'nope')).toBeUndefined();
   });
