@@ -1,17 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/api/errors.js';
+import { thrownApiError } from '../../helpers/api-error.js';
 import { checkFieldsSupported, labelSelectorFromObject, labelSelectorOf, newRequirement, parseFieldSelector, parseLabelSelector } from '../../../src/api/selectors.js';
 
-const err = (f: () => unknown): ApiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-};
+const err = thrownApiError;
 
 describe('label selectors: parse, print, match', () => {
   const labels = { a: 'b', n: '5', x: 'y' };
