@@ -30,7 +30,7 @@ const CONCURRENCY = 32;
 const BACKENDS = args.only ? [args.only] : ['memory', 'etcd'];
 const NS = 'bench';
 const cleanups = [];
-const codec = await import(pathToFileURL(join(REPO, 'dist/api/codec/index.js')).href);
+const codec = await (await import(pathToFileURL(join(REPO, 'dist/api/codec/index.js')).href)).loadApiCodec();
 
 const pct = (xs, q) => round3(quantile([...xs].sort((a, b) => a - b), q));
 
