@@ -7,6 +7,7 @@
 // bookmarks, so it resumes from there without a relist.
 import { randomInt } from 'node:crypto';
 import { MEDIA_PROTOBUF } from '../../api/media.js';
+import { RecentCache } from '../../util/recent-cache.js';
 import { classifyWatch } from '../../api/resource-version.js';
 import type { Status } from '../../api/errors.js';
 import type { ApiObject, WatchStart } from '../registry/types.js';
@@ -62,11 +63,28 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
 
 const apiVersionOf = (ctx: RequestContext): string => (ctx.gvk.group === '' ? ctx.gvk.version : `${ctx.gvk.group}/${ctx.gvk.version}`);
 
+/** Encoded events, shared by the watchers that send the same event object (see the registry's translate). */
+const jsonLines = new RecentCache<object, Map<string, string>>();
+const protoFrames = new RecentCache<object, Map<string, Buffer>>();
+
+function encode(ctx: RequestContext, type: string, object: ApiObject | Status): string | Buffer {
+  if (ctx.answer.choice?.mediaType === MEDIA_PROTOBUF) {
+    const byType = protoFrames.get(object, () => new Map());
+    let frame = byType.get(type);
+    if (frame === undefined) byType.set(type, (frame = ctx.deps.wire.encodeWatchFrame(type, object, type === 'ERROR' ? STATUS_GVK : ctx.gvk)));
+    return frame;
+  }
+  const byType = jsonLines.get(object, () => new Map());
+  let line = byType.get(type);
+  if (line === undefined) byType.set(type, (line = `${JSON.stringify({ type, object })}\n`));
+  return line;
+}
+
 /** Writes one event; waits while the client's socket is full, so a slow watcher holds back only its own stream. */
 async function write(ctx: RequestContext, type: string, object: ApiObject | Status): Promise<void> {
   const { res } = ctx;
   if (res.destroyed) return;
-  const chunk = ctx.answer.choice?.mediaType === MEDIA_PROTOBUF ? ctx.deps.wire.encodeWatchFrame(type, object, type === 'ERROR' ? STATUS_GVK : ctx.gvk) : `${JSON.stringify({ type, object })}\n`;
+  const chunk = encode(ctx, type, object);
   if (res.write(chunk) || res.destroyed) return;
   await new Promise<void>((resolve) => {
     const done = (): void => {

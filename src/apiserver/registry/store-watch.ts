@@ -7,6 +7,7 @@
 // history. The iterable ends when the request's signal aborts or the store
 // closes; it holds no timer of its own (storage's progress drives bookmarks).
 import { apiErrors } from '../../api/errors.js';
+import { RecentCache } from '../../util/recent-cache.js';
 import { isStorageError, type StorageEvent } from '../storage/interface.js';
 import { decodeStored, type StoreContext } from './context.js';
 import { apiVersionOf, withVersion } from './object.js';
@@ -22,8 +23,20 @@ export function bookmark(ctx: StoreContext, revision: number, annotations?: Reco
   return { type: 'BOOKMARK', object: { apiVersion: apiVersionOf(ctx.strategy.info), kind: ctx.strategy.info.kind, metadata } };
 }
 
+/**
+ * Watchers without a selection see a storage event identically; stores that
+ * hand every watcher the same event object (the memory store) then decode it
+ * once for all of them. Consumers treat watch events as immutable.
+ */
+const unfiltered = new RecentCache<StorageEvent, WatchEvent | undefined>();
+
 /** One storage event as the watcher sees it through its selection (undefined: nothing to send). */
 export function translate(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObject) => boolean) | undefined): WatchEvent | undefined {
+  if (match === undefined && ev.type !== 'progress') return unfiltered.get(ev, () => translateOnce(ctx, ev, undefined));
+  return translateOnce(ctx, ev, match);
+}
+
+function translateOnce(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObject) => boolean) | undefined): WatchEvent | undefined {
   const passes = (o: ApiObject): boolean => match === undefined || match(o);
   switch (ev.type) {
     case 'progress':
