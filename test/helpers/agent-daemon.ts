@@ -163,12 +163,7 @@ export async function killAllDaemons(): Promise<void> {
 }
 
 /** A TCP port on 127.0.0.1 nobody listens on right now (the kernel picks it). */
-export async function freePort(): Promise<number> {
-  const server = await listenOn(0);
-  const port = (server.address() as { port: number }).port;
-  await closeServer(server);
-  return port;
-}
+export { freePort } from './net.js';
 
 /** A plain TCP listener on 127.0.0.1:port (0: any), e.g. to occupy a port. */
 export function listenOn(port: number): Promise<Server> {

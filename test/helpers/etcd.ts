@@ -8,9 +8,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './net.js';
 
 export const ETCD_BINARY = process.env['ETCD_BINARY'] ?? '/usr/bin/etcd';
 
@@ -44,17 +44,6 @@ export interface TestEtcd {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const READY_LINE = 'ready to serve client requests';
 const START_TIMEOUT_MS = 20_000;

@@ -6,6 +6,7 @@
 import { apiErrors } from '../../api/errors.js';
 import { encodeWatchFrame, hasEnvelopeMagic, isCodecError, type ApiCodec, type TypeMeta } from '../../api/codec/index.js';
 import { MEDIA_PROTOBUF, MEDIA_YAML } from '../../api/media.js';
+import { cannotHandle } from '../handlers/body.js';
 import type { DecodedBody, GroupVersionKind, WireCodec } from '../handlers/ports.js';
 import type { ApiObject, StorageCodec } from '../registry/types.js';
 
@@ -14,7 +15,7 @@ const tmOf = (gvk: GroupVersionKind): TypeMeta => ({ apiVersion: gvk.group === '
 /** A codec failure on a request body: 400 in upstream's words, naming what failed. */
 function bodyError(gvk: GroupVersionKind, e: unknown): Error {
   if (!isCodecError(e)) return e instanceof Error ? e : new Error(String(e));
-  return apiErrors.badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${gvk.kind}: ${e.message}`);
+  return apiErrors.badRequest(cannotHandle(gvk, e.message));
 }
 
 export function wireCodec(codec: ApiCodec): WireCodec {
@@ -46,9 +47,9 @@ function plainJson(bytes: Buffer, gvk: GroupVersionKind): DecodedBody {
   try {
     v = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
-    throw apiErrors.badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${gvk.kind}: ${(e as Error).message}`);
+    throw apiErrors.badRequest(cannotHandle(gvk, (e as Error).message));
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw apiErrors.badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${gvk.kind}: not a JSON object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw apiErrors.badRequest(cannotHandle(gvk, 'not a JSON object'));
   return { object: v as ApiObject, unknownFields: [], duplicateFields: [], typeErrors: [] };
 }
 

@@ -3,7 +3,9 @@
 // union that asks each member in turn. Pure apart from the members' lookups.
 import type { AuthorizationAttributes, Authorizer, Decision } from '../types.js';
 
-export const SYSTEM_MASTERS = 'system:masters';
+import { SYSTEM_MASTERS } from '../authn/types.js';
+
+export { SYSTEM_MASTERS };
 
 /** Allows everything for members of `system:masters`; no opinion for everyone else. */
 export const mastersAuthorizer: Authorizer = {

@@ -3,6 +3,7 @@
 // (wrong kind or apiVersion → 400), field types are always checked, and
 // unknown or duplicate fields are dropped, warned about or refused per
 // `fieldValidation` (spec §4.10).
+import { fieldValidationMessages } from '../../api/codec/index.js';
 import { apiErrors } from '../../api/errors.js';
 import type { FieldValidation } from '../../api/list-query.js';
 import { MEDIA_PROTOBUF, negotiateInput } from '../../api/media.js';
@@ -13,7 +14,19 @@ import type { GroupVersionKind } from './ports.js';
 export const apiVersionString = (gvk: Pick<GroupVersionKind, 'group' | 'version'>): string => (gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`);
 
 /** Upstream's prefix of a decoding failure: `Pod in version "v1" cannot be handled as a Pod: ...`. */
-const cannotHandle = (gvk: GroupVersionKind, why: string): string => `${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${gvk.kind}: ${why}`;
+export const cannotHandle = (gvk: Pick<GroupVersionKind, 'kind' | 'version'>, why: string): string => `${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${gvk.kind}: ${why}`;
+
+/**
+ * §4.10 for one decoded body: unknown and duplicate fields refused (Strict,
+ * 400 naming all), warned about (Warn, one Warning each) or ignored.
+ */
+export function checkFields(ctx: RequestContext, gvk: GroupVersionKind, found: { unknownFields: readonly string[]; duplicateFields: readonly string[] }, validation: FieldValidation): void {
+  if (validation === 'Ignore') return;
+  const problems = fieldValidationMessages(found);
+  if (problems.length === 0) return;
+  if (validation === 'Strict') throw apiErrors.badRequest(cannotHandle(gvk, `strict decoding error: ${problems.join(', ')}`));
+  for (const p of problems) ctx.answer.warnings?.add(p);
+}
 
 /**
  * Decodes the request body as an object of `gvk` (the path's kind, or a
@@ -37,13 +50,7 @@ export async function readObject(ctx: RequestContext, gvk: GroupVersionKind, val
   obj.kind = gvk.kind;
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   // Protobuf bodies have no unknown fields to report (upstream: strict validation does not apply to them).
-  if (input.mediaType !== MEDIA_PROTOBUF && validation !== 'Ignore') {
-    const problems = [...decoded.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...decoded.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
-    if (problems.length > 0) {
-      if (validation === 'Strict') throw apiErrors.badRequest(cannotHandle(gvk, `strict decoding error: ${problems.join(', ')}`));
-      for (const p of problems) ctx.answer.warnings?.add(p);
-    }
-  }
+  if (input.mediaType !== MEDIA_PROTOBUF) checkFields(ctx, gvk, decoded, validation);
   return obj;
 }
 

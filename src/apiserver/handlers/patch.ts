@@ -14,8 +14,8 @@ import { recordUpdate } from '../apply/update.js';
 import { isNotFound } from '../../api/errors.js';
 import { MEDIA_YAML } from '../../api/media.js';
 import { admit } from './admit.js';
-import { headerValue } from './body.js';
-import { tracking } from './fields.js';
+import { checkFields, headerValue } from './body.js';
+import { tracking, type FieldTracking } from './fields.js';
 import type { RequestContext } from './context.js';
 import { sendObject } from './respond.js';
 
@@ -28,16 +28,15 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
   const subresource = ctx.info.subresource === 'status' ? 'status' : '';
   const t = tracking(ctx, q.fieldManager);
   if (patchType === PATCH_APPLY) {
-    await serverSideApply(ctx, body, { force: q.force, dryRun: q.dryRun, validation: q.fieldValidation }, subresource);
+    await serverSideApply(ctx, body, { force: q.force, dryRun: q.dryRun, validation: q.fieldValidation, tracking: t }, subresource);
     return;
   }
   const result = await ctx.entry.store.guaranteedUpdate(
     ctx.info.namespace,
     ctx.info.name,
     async (current) => {
+      // A resourceVersion the patch carries is checked by guaranteedUpdate (409 when stale, §4.12 rule 4).
       const patched = applyPatch(patchType as JsonPatchType, current as unknown as JsonObject, body) as unknown as ApiObject;
-      const wanted = patched.metadata?.resourceVersion;
-      if (wanted !== undefined && wanted !== '' && wanted !== current.metadata.resourceVersion) throw apiErrors.conflict({ group: ctx.info.apiGroup, resource: ctx.info.resource }, ctx.info.name);
       const next = recordUpdate(current, revalidate(ctx, patched, q.fieldValidation), t) as unknown as ApiObject;
       await admit(ctx, next, current, q.dryRun);
       return next;
@@ -51,11 +50,7 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
 function revalidate(ctx: RequestContext, patched: ApiObject, validation: FieldValidation): ApiObject {
   const decoded = ctx.deps.wire.decodeBody(Buffer.from(JSON.stringify(patched)), 'application/json', ctx.gvk);
   if (decoded.typeErrors.length > 0) throw apiErrors.invalid({ group: ctx.gvk.group, kind: ctx.gvk.kind }, ctx.info.name, decoded.typeErrors);
-  if (validation !== 'Ignore' && decoded.unknownFields.length > 0) {
-    const problems = decoded.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
-    if (validation === 'Strict') throw apiErrors.badRequest(`${ctx.gvk.kind} in version ${JSON.stringify(ctx.gvk.version)} cannot be handled as a ${ctx.gvk.kind}: strict decoding error: ${problems.join(', ')}`);
-    for (const p of problems) ctx.answer.warnings?.add(p);
-  }
+  checkFields(ctx, ctx.gvk, decoded, validation);
   return decoded.object;
 }
 
@@ -64,15 +59,12 @@ function revalidate(ctx: RequestContext, patched: ApiObject, validation: FieldVa
  * manager's whole intent for the object; merged into the current object
  * (409 on fields other managers own, unless force), or the object is created.
  */
-async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force: boolean; dryRun: boolean; validation: FieldValidation }, subresource: '' | 'status'): Promise<void> {
+async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force: boolean; dryRun: boolean; validation: FieldValidation; tracking: FieldTracking }, subresource: '' | 'status'): Promise<void> {
   const config = ctx.deps.wire.decodeBody(body, MEDIA_YAML, ctx.gvk);
-  if (opts.validation === 'Strict' && (config.unknownFields.length > 0 || config.duplicateFields.length > 0)) {
-    const problems = [...config.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...config.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
-    throw apiErrors.badRequest(`${ctx.gvk.kind} in version ${JSON.stringify(ctx.gvk.version)} cannot be handled as a ${ctx.gvk.kind}: strict decoding error: ${problems.join(', ')}`);
-  }
+  checkFields(ctx, ctx.gvk, config, opts.validation);
   const bodyName = config.object.metadata?.name ?? '';
   if (bodyName !== '' && bodyName !== ctx.info.name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${ctx.info.name})`);
-  const t = tracking(ctx, ctx.req.url.searchParams.get('fieldManager') ?? '');
+  const t = opts.tracking;
   const applyOpts = { manager: t.manager, force: opts.force, apiVersion: t.apiVersion, now: t.now, subresource, listTypes: t.listTypes };
   try {
     const tryApply = async (current: ApiObject): Promise<ApiObject> => {

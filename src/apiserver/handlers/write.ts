@@ -9,7 +9,9 @@ import type { DeleteOptions } from '../registry/types.js';
 import { recordUpdate } from '../apply/update.js';
 import type { ApiObject } from '../registry/types.js';
 import { admit, created as afterCreate } from './admit.js';
-import { readObject } from './body.js';
+import { cannotHandle, readObject } from './body.js';
+
+const DELETE_OPTIONS = { kind: 'DeleteOptions', version: 'v1' };
 import { tracking } from './fields.js';
 import type { RequestContext } from './context.js';
 import { selectionOf } from './read.js';
@@ -67,9 +69,9 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   try {
     body = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw apiErrors.badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${(err as Error).message}`);
+    throw apiErrors.badRequest(cannotHandle(DELETE_OPTIONS, (err as Error).message));
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw apiErrors.badRequest('DeleteOptions in version "v1" cannot be handled as a DeleteOptions: not an object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw apiErrors.badRequest(cannotHandle(DELETE_OPTIONS, 'not an object'));
   const b = body as Record<string, unknown>;
   if (typeof b.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = b.gracePeriodSeconds;
   if (typeof b.propagationPolicy === 'string') opts.propagationPolicy = b.propagationPolicy;

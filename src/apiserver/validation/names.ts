@@ -1,73 +1,33 @@
-// Name syntaxes with apimachinery's exact messages (util/validation): each
-// check returns every problem as a separate message, as upstream does, so the
-// caller makes one FieldError per message. The agent's config/values/names.ts
-// checks the same syntaxes but joins and words its messages for flags, so the
-// server keeps its own wording here. Pure.
+// Name syntaxes of object validation with apimachinery's messages
+// (util/validation): each check returns every problem as a separate message,
+// so the caller makes one FieldError per message. The subdomain, qualified
+// name and regex-error rules are src/api/label-syntax.ts's (shared with the
+// selector parser); this adds the DNS label, label value and path-segment
+// rules. The agent's config/values/names.ts words its messages for flags. Pure.
+import { isDns1123Subdomain, isQualifiedName, maxLenError, regexError } from '../../api/label-syntax.js';
+
+export { isDns1123Subdomain, isQualifiedName, maxLenError, regexError };
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
 
 const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
-const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 
 export const DNS1123_LABEL_MAX = 63;
 export const DNS1123_SUBDOMAIN_MAX = 253;
-const QUALIFIED_NAME_MAX = 63;
 const LABEL_VALUE_MAX = 63;
 
-/** upstream's RegexError, including its `'a',  or 'b'` spacing. */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  let out = `${msg} (e.g. `;
-  examples.forEach((e, i) => {
-    if (i > 0) out += ' or ';
-    out += `'${e}', `;
-  });
-  return `${out}regex used for validation is '${fmt}')`;
-}
-
-export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 export const EMPTY_ERROR = 'must be non-empty';
 
 const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MSG = "a valid label value must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 export function isDns1123Label(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
   if (!DNS1123_LABEL.test(value)) errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
-  return errs;
-}
-
-export function isDns1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
-  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
-  return errs;
-}
-
-/** `[prefix/]name` (label keys, annotation keys, finalizers). */
-export function isQualifiedName(value: string): string[] {
-  const parts = value.split('/');
-  let name = value;
-  const errs: string[] = [];
-  if (parts.length === 2) {
-    const prefix = parts[0] ?? '';
-    name = parts[1] ?? '';
-    if (prefix === '') errs.push(`prefix part ${EMPTY_ERROR}`);
-    else for (const m of isDns1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
-  } else if (parts.length > 2) {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
-  }
-  if (name === '') errs.push(`name part ${EMPTY_ERROR}`);
-  else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX)}`);
-  if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 

@@ -5,12 +5,12 @@
 // directory is removed afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { Agent } from 'undici';
 import { ApiClient, tlsDispatcher } from './api-client.js';
+import { freePort } from '../../helpers/net.js';
 
 export const REPO = new URL('../../../', import.meta.url).pathname;
 const BIN = join(REPO, 'bin/platform-apiserver.js');
@@ -51,17 +51,6 @@ export interface ServerHandle {
   proc: ChildProcess;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, proc: ChildProcess, log: () => string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
