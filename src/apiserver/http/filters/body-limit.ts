@@ -3,6 +3,9 @@
 // body that grows past it while streaming fails `ctx.body()` with the same
 // 413 RequestEntityTooLarge. `ctx.body()` reads at most once (later calls
 // return the same promise) and stops when the request's signal aborts.
+// A refused body is read to its end (up to a cap) BEFORE the 413 is sent:
+// a client that asked for `Connection: close` would otherwise have its
+// socket closed under it while still sending, and see EPIPE, not the 413.
 import type { IncomingMessage } from 'node:http';
 import { apiErrors } from '../../../api/errors.js';
 import type { Filter } from '../context.js';
@@ -22,8 +25,7 @@ export function readBody(req: IncomingMessage, limit: number, signal: AbortSigna
       size += chunk.length;
       if (limit > 0 && size > limit) {
         cleanup();
-        drain(req); // the client, still sending, can then read the 413
-        reject(apiErrors.requestEntityTooLarge(limit));
+        void drain(req).then(() => reject(apiErrors.requestEntityTooLarge(limit)));
         return;
       }
       chunks.push(chunk);
@@ -51,21 +53,33 @@ export function readBody(req: IncomingMessage, limit: number, signal: AbortSigna
 /** How much of a refused body is read and thrown away so the client, still sending, can read the 413. */
 const DRAIN_CAP_BYTES = 32 << 20;
 
-/** Discards the rest of a refused body; past DRAIN_CAP_BYTES the connection is cut instead. */
-function drain(req: IncomingMessage): void {
-  let seen = 0;
-  req.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > DRAIN_CAP_BYTES) req.destroy();
+/**
+ * Discards the rest of a refused body; resolves when it has all arrived (or
+ * the request is gone). Past DRAIN_CAP_BYTES the connection is cut instead.
+ * Never rejects.
+ */
+export function drain(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.destroyed) {
+    req.resume();
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    let seen = 0;
+    req.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_CAP_BYTES) req.destroy();
+    });
+    req.once('end', () => resolve());
+    req.once('close', () => resolve());
+    req.resume();
   });
-  req.resume();
 }
 
 export function withBodyLimit(limit: number): Filter {
-  return (ctx, next) => {
+  return async (ctx, next) => {
     const declared = Number(ctx.req.headers['content-length'] ?? '0');
     if (limit > 0 && Number.isFinite(declared) && declared > limit) {
-      drain(ctx.req);
+      await drain(ctx.req);
       throw apiErrors.requestEntityTooLarge(limit);
     }
     let read: Promise<Buffer> | undefined;
