@@ -34,7 +34,7 @@ describe('parseCsr', () => {
   const der = Buffer.from(body, 'base64');
   const pem = (label: string, bytes: Buffer): string => `-----BEGIN ${label}-----\n${bytes.toString('base64')}\n-----END ${label}-----\n`;
   const tampered = Buffer.from(der);
-  tampered[tampered.length - 5] ^= 0xff; // inside the signature
+  tampered[tampered.length - 5] = tampered[tampered.length - 5]! ^ 0xff; // inside the signature
   it.each<[string, string, RegExp]>([
     ['not PEM', 'hello', /^PEM block type must be CERTIFICATE REQUEST$/],
     ['another block type', pem('CERTIFICATE', der), /^PEM block type must be CERTIFICATE REQUEST$/],
