@@ -15,7 +15,7 @@ import { issueCertificate } from '../certs/x509.js';
 import type { ApiObject } from '../registry/types.js';
 import type { UpdateOptions } from '../registry/types.js';
 import type { Authorizer, UserInfo } from '../types.js';
-import { approvalChecks, certificateDurationMs, certificateWindow, condition, csrView, nodeClientProblem, usageExtensions, wantsSigning } from './csr-rules.js';
+import { approvalChecks, certificateDurationMs, certificateWindow, condition, csrView, nodeClientProblem, usageExtensions, wantsSigning, type CsrView } from './csr-rules.js';
 import { CsrParseError, parseCsr, type ParsedCsr } from './pkcs10.js';
 import type { SigningCa } from './signing-ca.js';
 import { runWatchLoop, type WatchSource } from './watch-loop.js';
@@ -101,7 +101,7 @@ export class CsrController {
     if (wantsSigning(view)) return this.#sign(obj, view, parsed);
   }
 
-  async #approve(obj: ApiObject, view: ReturnType<typeof csrView>, parsed: ParsedCsr): Promise<void> {
+  async #approve(obj: ApiObject, view: CsrView, parsed: ParsedCsr): Promise<void> {
     const name = obj.metadata.name ?? '';
     const user = requester(isRec(obj.spec) ? obj.spec : {});
     const tried: string[] = [];
@@ -119,7 +119,7 @@ export class CsrController {
     if (tried.length > 0) this.#d.log.info('Recognized a node client certificate request but the subject access review was not approved', { csr: name, requester: user.name, tried: tried.join(',') });
   }
 
-  async #sign(obj: ApiObject, view: ReturnType<typeof csrView>, parsed: ParsedCsr): Promise<void> {
+  async #sign(obj: ApiObject, view: CsrView, parsed: ParsedCsr): Promise<void> {
     const name = obj.metadata.name ?? '';
     const problem = nodeClientProblem(parsed, view.usages);
     if (problem !== undefined) return this.#fail(obj, 'SignerValidationFailure', problem);

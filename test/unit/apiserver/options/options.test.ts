@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiServerDocStale, renderApiServerOptionsDoc } from '../../../../src/apiserver/options/gen-docs.js';
+import { controllerEnabled } from '../../../../src/apiserver/options/validate.js';
 import { apiServerOptions, defaultConfig, parseCommandLine, renderApiServerHelp, resolveGates, validateConfig } from '../../../../src/apiserver/options.js';
 
 describe('the option table', () => {
@@ -86,6 +87,15 @@ describe('validateConfig', () => {
     [['--cluster-signing-duration=0s'], '--cluster-signing-duration: must be greater than 0'],
   ])('%j', (argv, want) => {
     expect(problems(argv)).toEqual([want]);
+  });
+  it.each<[string[], boolean]>([
+    [['*'], true],
+    [['*', '-root-ca-cert-publisher'], false],
+    [['root-ca-cert-publisher'], true],
+    [[], false],
+  ])('--controllers=%j runs the root-CA publisher: %s', (list, want) => expect(controllerEnabled(list, 'root-ca-cert-publisher')).toBe(want));
+  it('rejects an unknown controller', () => {
+    expect(problems(['--controllers=*,-nope'])).toEqual(['--controllers: "-nope" is not a known controller (known: root-ca-cert-publisher)']);
   });
   it('reports every problem at once and still returns usable gates', () => {
     const v = validateConfig(parseCommandLine(['--feature-gates=Bogus=true,WatchList=true', '--request-timeout=0s']).config);
