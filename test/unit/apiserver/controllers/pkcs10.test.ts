@@ -59,6 +59,16 @@ describe('signing a parsed request', () => {
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect(cert.ca).toBe(false);
   });
+  it('signs with an operator RSA CA (sha256WithRSAEncryption) whose subject is kept byte for byte', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const rsaCaPem = issueCertificate({ subject: { commonName: 'rsa-ca', organizations: ['Ops'] }, publicKey: rsa.publicKey, selfKey: rsa.privateKey, notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000), isCA: true });
+    const signer = signingCaFromPem(rsaCaPem, rsa.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { flag: '--cluster-signing-cert-file', file: 'ca.crt' });
+    const p = parseCsr(good);
+    const cert = new X509Certificate(issueCertificate({ subject: { commonName: '' }, subjectName: p.subject, publicKey: p.publicKey, issuer: { subject: { commonName: '' }, privateKey: signer.privateKey, publicKey: signer.publicKey }, issuerName: signer.subjectName, notBefore: new Date(now), notAfter: new Date(now + 3_600_000), isCA: false, usages: { keyUsage: 1, extended: ['1.3.6.1.5.5.7.3.2'] } }));
+    expect(cert.issuer).toBe('O=Ops\nCN=rsa-ca');
+    expect(cert.checkIssued(new X509Certificate(rsaCaPem))).toBe(true);
+    expect(cert.verify(rsa.publicKey)).toBe(true);
+  });
   it('refuses a CA file that is not a CA or whose key does not match, naming the flag', () => {
     const leaf = issueCertificate({ subject: { commonName: 'leaf' }, publicKey: ec.publicKey, issuer: { subject: { commonName: 'cluster-ca' }, ...ca }, notBefore: new Date(now), notAfter: new Date(now + 3_600_000), isCA: false });
     expect(() => signingCaFromPem(leaf, privateKeyPem(ec.privateKey), { flag: '--cluster-signing-cert-file', file: 'ca.crt' })).toThrow('--cluster-signing-cert-file ca.crt: cannot sign with it: the certificate is not a CA (basic constraints)');
