@@ -9,10 +9,9 @@ import { AgentError } from '../errors.js';
 import { onAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
 import { ADMIN_USER, newAdminToken, serverUrl, writePlatformconfig } from './authn/admin.js';
-import { StaticTokenAuthenticator } from './authn/static-token.js';
-import { loadTokenFile } from './authn/token-file.js';
+import { staticTokensFromFile, type StaticTokenAuthenticator } from './authn/static-token.js';
 import type { TokenAuthenticator } from './authn/types.js';
-import { loadServingMaterial, servingHosts } from './certs/serving.js';
+import { loadServingMaterial, servingHosts, type ServingMaterial } from './certs/serving.js';
 import { mastersOnly } from './http/filters/authorization.js';
 import { buildPipeline } from './http/pipeline.js';
 import { notFoundHandler, type ApiHandler } from './http/routes.js';
@@ -35,6 +34,12 @@ export interface ApiServerDeps {
   tokenAuthenticators?: readonly TokenAuthenticator[];
   /** In-flight requests' time to finish on stop (default 10 s). */
   shutdownGraceMs?: number;
+  /** The serving certificate when the back end loaded it already (it publishes the CA); default: loaded here. */
+  serving?: ServingMaterial;
+  /** The static tokens (--token-auth-file) when the back end loaded them (its TokenReview asks them); the admin token is added to them. */
+  staticTokens?: StaticTokenAuthenticator;
+  /** CAs trusted for client certificates beside --client-ca-file (the CSR signer's). */
+  clientCaPems?: readonly string[];
 }
 
 export interface RunningApiServer {
@@ -64,15 +69,11 @@ async function readClientCa(path: string): Promise<string | undefined> {
 export async function startApiServer(settings: ApiServerSettings, deps: ApiServerDeps, log: AgentLogger, signal: AbortSignal): Promise<RunningApiServer> {
   const c = settings.config;
   const certLog = log.child({ component: 'certs' });
-  const serving = await loadServingMaterial({ tlsCertFile: c.tlsCertFile, tlsPrivateKeyFile: c.tlsPrivateKeyFile, certDir: c.certDir, hosts: servingHosts(c.bindAddress), log: certLog });
-  const clientCaPem = await readClientCa(c.clientCAFile);
+  const serving = deps.serving ?? (await loadServingMaterial({ tlsCertFile: c.tlsCertFile, tlsPrivateKeyFile: c.tlsPrivateKeyFile, certDir: c.certDir, hosts: servingHosts(c.bindAddress), log: certLog }));
+  const cas = [await readClientCa(c.clientCAFile), ...(deps.clientCaPems ?? [])].filter((p): p is string => p !== undefined);
+  const clientCaPem = cas.length === 0 ? undefined : cas.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('');
 
-  const statics = new StaticTokenAuthenticator();
-  if (c.tokenAuthFile !== '') {
-    const file = await loadTokenFile(c.tokenAuthFile);
-    for (const [token, user] of file.tokens) statics.add(token, user);
-    for (const w of file.warnings) log.warn(w);
-  }
+  const statics = deps.staticTokens ?? (await staticTokensFromFile(c.tokenAuthFile, log));
   const adminToken = c.adminPlatformconfig === '' ? undefined : newAdminToken();
   if (adminToken !== undefined) statics.add(adminToken, ADMIN_USER);
 

@@ -17,7 +17,7 @@ import type { AdmissionPort, SubresourceAction, VirtualResource } from '../handl
 import type { ApiServerConfig } from '../options/table.js';
 import type { Registry } from '../registry/index.js';
 import { setRequester } from '../registry/resources/certificatesigningrequests.js';
-import { REVIEW_RESOURCES, reviewAccess, reviewerFromServiceAccounts, reviewToken, type AccessReviewKind, type ReviewObject } from '../registry/resources/reviews.js';
+import { REVIEW_RESOURCES, reviewAccess, reviewerFromAuthenticator, reviewerFromServiceAccounts, reviewToken, type AccessReviewKind, type ReviewObject } from '../registry/resources/reviews.js';
 import { createTokenRequest, type TokenRequestDeps } from '../registry/resources/tokenrequest.js';
 import type { GenericStore } from '../registry/store.js';
 import type { ApiObject } from '../registry/types.js';
@@ -37,6 +37,8 @@ export interface AuthParts {
   admission: AdmissionPort;
   /** Makes the default service account of a namespace (new namespaces and the system ones at start). */
   namespaceDefaults(namespace: string): Promise<void>;
+  /** The chain as one authorizer (what SubjectAccessReview and the CSR approver ask). */
+  authorizer: Authorizer;
 }
 
 const NODE_PREFIX = 'system:node:';
@@ -58,7 +60,8 @@ function mustStore(registry: Registry, gr: GroupResource): GenericStore {
 
 const RBAC_GROUP = 'rbac.authorization.platform.io';
 
-export async function assembleAuth(registry: Registry, config: ApiServerConfig): Promise<AuthParts> {
+/** `statics`: the front's static tokens (--token-auth-file, the admin token), asked by TokenReview as by requests. */
+export async function assembleAuth(registry: Registry, config: ApiServerConfig, statics: TokenAuthenticator): Promise<AuthParts> {
   const core = (resource: string): GenericStore => mustStore(registry, { group: '', resource });
   const reader = (s: GenericStore): ObjectReader => s as unknown as ObjectReader;
   const graph = nodeGraphFromPods(reader(core('pods')));
@@ -102,9 +105,13 @@ export async function assembleAuth(registry: Registry, config: ApiServerConfig):
     },
   };
 
-  // TokenReview answers for service-account tokens; the static tokens stay with the front.
-  // As for requests, an authenticated user is also in system:authenticated.
+  // TokenReview asks the front's token authenticators in the front's order (static tokens, then
+  // service-account JWTs). As for requests, an authenticated user is also in system:authenticated.
   const reviewers = [
+    reviewerFromAuthenticator({ authenticate: async (token, signal) => {
+      const user = await statics.authenticate(token, signal);
+      return user === undefined ? undefined : withAuthenticatedGroup(user);
+    } }, apiAudiences),
     reviewerFromServiceAccounts({
       review: async (token, signal, audiences) => {
         const v = await saAuth.review(token, signal, audiences);
@@ -161,6 +168,7 @@ export async function assembleAuth(registry: Registry, config: ApiServerConfig):
     virtual,
     admission,
     namespaceDefaults,
+    authorizer,
   };
 }
 

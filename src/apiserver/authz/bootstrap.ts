@@ -2,11 +2,19 @@
 // bootstrappolicy): cluster-admin for system:masters, discovery, version and
 // health for everyone authenticated, self access reviews, and read access to
 // ClusterTrustBundles for every authenticated user and every service account
-// (§2.3 rule 8, §5 rule 3). The integrator either stores these objects at
+// (§2.3 rule 8, §5 rule 3), and the node client certificate roles (bound
+// only with --csr-signing, as kubeadm binds them: csrSigningBindings). The
+// integrator either stores these objects at
 // start (as upstream's RBAC post-start hook does, so they are visible) or
 // serves them with staticRbacSource beside the stored ones.
 import type { BindingLike, PolicyRule, RoleLike } from './rbac-rules.js';
 import { RBAC_GROUP } from './rbac-rules.js';
+import { BOOTSTRAPPERS_GROUP, NODE_CLIENT_SIGNER, NODES_GROUP } from '../../api/signers.js';
+
+const CERTIFICATES = 'certificates.platform.io';
+export const NODE_BOOTSTRAPPER_ROLE = 'system:node-bootstrapper';
+export const NODE_CLIENT_ROLE = `system:${CERTIFICATES}:certificatesigningrequests:nodeclient`;
+export const SELF_NODE_CLIENT_ROLE = `system:${CERTIFICATES}:certificatesigningrequests:selfnodeclient`;
 
 export interface BootstrapRole extends RoleLike {
   apiVersion: string;
@@ -28,12 +36,12 @@ function role(name: string, rules: PolicyRule[]): BootstrapRole {
   return { apiVersion: API_VERSION, kind: 'ClusterRole', metadata: META(name), rules };
 }
 
-function bindGroups(name: string, groups: readonly string[]): BootstrapBinding {
+function bindGroups(name: string, groups: readonly string[], roleName: string = name): BootstrapBinding {
   return {
     apiVersion: API_VERSION,
     kind: 'ClusterRoleBinding',
     metadata: META(name),
-    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: roleName },
     subjects: groups.map((g) => ({ kind: 'Group', apiGroup: RBAC_GROUP, name: g })),
   };
 }
@@ -52,6 +60,11 @@ export function bootstrapPolicy(): { clusterRoles: BootstrapRole[]; clusterRoleB
       { verbs: ['create'], apiGroups: ['authentication.platform.io'], resources: ['selfsubjectreviews'] },
     ]),
     role('system:cluster-trust-bundle-reader', [{ verbs: ['get', 'list', 'watch'], apiGroups: ['certificates.platform.io'], resources: ['clustertrustbundles'] }]),
+    // Upstream's node bootstrap roles (no bindings by default).
+    role(NODE_BOOTSTRAPPER_ROLE, [{ verbs: ['create', 'get', 'list', 'watch'], apiGroups: [CERTIFICATES], resources: ['certificatesigningrequests'] }]),
+    role(NODE_CLIENT_ROLE, [{ verbs: ['create'], apiGroups: [CERTIFICATES], resources: ['certificatesigningrequests/nodeclient'] }]),
+    role(SELF_NODE_CLIENT_ROLE, [{ verbs: ['create'], apiGroups: [CERTIFICATES], resources: ['certificatesigningrequests/selfnodeclient'] }]),
+    role(`system:${CERTIFICATES}:platform-apiserver-client-agent-approver`, [{ verbs: ['approve'], apiGroups: [CERTIFICATES], resources: ['signers'], resourceNames: [NODE_CLIENT_SIGNER] }]),
   ];
   const clusterRoleBindings = [
     bindGroups('cluster-admin', ['system:masters']),
@@ -61,4 +74,18 @@ export function bootstrapPolicy(): { clusterRoles: BootstrapRole[]; clusterRoleB
     bindGroups('system:cluster-trust-bundle-reader', ['system:authenticated', 'system:serviceaccounts']),
   ];
   return { clusterRoles, clusterRoleBindings };
+}
+
+/**
+ * What kubeadm binds for node TLS bootstrap (its kubeadm:* bindings,
+ * renamed): bootstrap credentials (group system:bootstrappers) may create
+ * CSRs that the approver approves, and nodes may renew their own client
+ * certificate. Stored at start with --csr-signing=node-client only. Fresh copies.
+ */
+export function csrSigningBindings(): BootstrapBinding[] {
+  return [
+    bindGroups('platform-apiserver:agent-bootstrap', [BOOTSTRAPPERS_GROUP], NODE_BOOTSTRAPPER_ROLE),
+    bindGroups('platform-apiserver:node-autoapprove-bootstrap', [BOOTSTRAPPERS_GROUP], NODE_CLIENT_ROLE),
+    bindGroups('platform-apiserver:node-autoapprove-certificate-rotation', [NODES_GROUP], SELF_NODE_CLIENT_ROLE),
+  ];
 }

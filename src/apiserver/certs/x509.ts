@@ -1,6 +1,6 @@
 // Issuing X.509 certificates: the server's self-signed CA and serving
 // certificate (self-signed.ts), and the client certificates tests and the CSR
-// signer will make. Keys are node:crypto's (ECDSA P-256); the certificate
+// signer makes. Keys are node:crypto's (ECDSA P-256); the certificate
 // structures are @peculiar/asn1-x509's (a well-kept ASN.1 schema of RFC 5280,
 // the layer under @peculiar/x509, used directly because that package needs a
 // global reflect-metadata polyfill), signed with node:crypto.
@@ -16,6 +16,7 @@ import {
 } from '@peculiar/asn1-x509';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+const RSA_WITH_SHA256 = '1.2.840.113549.1.1.11';
 const OID_CN = '2.5.4.3';
 const OID_O = '2.5.4.10';
 
@@ -47,6 +48,11 @@ export interface IssueRequest {
   /** DNS names and IP addresses for the subjectAltName extension. */
   hosts?: readonly string[];
   usage?: 'server' | 'client' | 'server+client';
+  /** Exact key usage bits and extended key usage OIDs (the CSR signer's, from spec.usages); replace what `usage` implies. */
+  usages?: { keyUsage: number; extended: readonly string[] };
+  /** The subject and issuer names as encoded elsewhere (a CSR's subject, an operator CA's DN); replace `subject`/`issuer.subject`. */
+  subjectName?: Name;
+  issuerName?: Name;
 }
 
 function name(s: Subject): Name {
@@ -65,9 +71,12 @@ const ext = (id: string, critical: boolean, value: unknown): Extension => new Ex
 
 function extensionsFor(req: IssueRequest): Extensions {
   const list: Extension[] = [];
-  const usage = req.isCA ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature : KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment;
-  list.push(ext(id_ce_keyUsage, true, new KeyUsage(usage)));
-  if (!req.isCA) {
+  const usage = req.isCA ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature : (req.usages?.keyUsage ?? KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment);
+  // As Go's x509: no keyUsage extension when no bit is set, no extKeyUsage when none is asked.
+  if (usage !== 0) list.push(ext(id_ce_keyUsage, true, new KeyUsage(usage)));
+  if (req.usages !== undefined) {
+    if (req.usages.extended.length > 0) list.push(ext(id_ce_extKeyUsage, false, new ExtendedKeyUsage([...req.usages.extended])));
+  } else if (!req.isCA) {
     const u = req.usage ?? 'server';
     const purposes = [...(u.includes('server') ? [id_kp_serverAuth] : []), ...(u.includes('client') ? [id_kp_clientAuth] : [])];
     list.push(ext(id_ce_extKeyUsage, false, new ExtendedKeyUsage(purposes)));
@@ -84,6 +93,13 @@ function extensionsFor(req: IssueRequest): Extensions {
   return new Extensions(list);
 }
 
+/** SHA-256 with the signing key's algorithm: ECDSA (the generated CAs) or RSA (an operator's --cluster-signing-key-file). */
+function signatureAlgorithm(key: KeyObject): AlgorithmIdentifier {
+  if (key.asymmetricKeyType === 'ec') return new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
+  if (key.asymmetricKeyType === 'rsa') return new AlgorithmIdentifier({ algorithm: RSA_WITH_SHA256, parameters: null });
+  throw new TypeError(`issueCertificate: unsupported signing key type ${String(key.asymmetricKeyType)} (ECDSA or RSA)`);
+}
+
 /** Issues one certificate and returns it as PEM. */
 export function issueCertificate(req: IssueRequest): string {
   const signingKey = req.issuer?.privateKey ?? req.selfKey;
@@ -91,14 +107,14 @@ export function issueCertificate(req: IssueRequest): string {
   const serial = randomBytes(16);
   // A positive INTEGER in minimal DER: a leading 0x00 (then needing a high bit next) would be rejected by strict parsers.
   serial[0] = (serial[0]! & 0x3f) | 0x40;
-  const alg = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
+  const alg = signatureAlgorithm(signingKey);
   const tbs = new TBSCertificate({
     version: Version.v3,
     serialNumber: serial.buffer.slice(serial.byteOffset, serial.byteOffset + serial.byteLength),
     signature: alg,
-    issuer: name(req.issuer?.subject ?? req.subject),
+    issuer: req.issuerName ?? name(req.issuer?.subject ?? req.subject),
     validity: new Validity({ notBefore: req.notBefore, notAfter: req.notAfter }),
-    subject: name(req.subject),
+    subject: req.subjectName ?? name(req.subject),
     subjectPublicKeyInfo: AsnConvert.parse(req.publicKey.export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo),
     extensions: extensionsFor(req),
   });

@@ -15,6 +15,15 @@ export interface Validated {
 
 const problem = (flag: string, message: string): FlagError => new FlagError(`--${flag}: ${message}`, { flag: `--${flag}` });
 
+/** The controllers --controllers names (all on by default). */
+export const KNOWN_CONTROLLERS: readonly string[] = ['root-ca-cert-publisher'];
+
+/** Whether --controllers enables `name` (kube-controller-manager's rule: an explicit name or -name wins over '*'). Pure. */
+export function controllerEnabled(controllers: readonly string[], name: string): boolean {
+  if (controllers.includes(`-${name}`)) return false;
+  return controllers.includes(name) || controllers.includes('*');
+}
+
 export function validateConfig(c: ApiServerConfig): Validated {
   const out: FlagError[] = [];
   if (c.bindAddress !== '' && isIP(c.bindAddress) === 0) out.push(problem('bind-address', `"${c.bindAddress}" is not a valid IP address`));
@@ -39,7 +48,16 @@ export function validateConfig(c: ApiServerConfig): Validated {
   for (const iss of c.serviceAccountIssuer) {
     if (iss.includes(':') && !/^https:\/\//.test(iss)) out.push(problem('service-account-issuer', `"${iss}": an issuer URL must use the https scheme`));
   }
-  if (c.csrSigning !== 'off') out.push(problem('csr-signing', `"${c.csrSigning}" is not available in this build yet; only "off" is accepted`));
+  if ((c.clusterSigningCertFile === '') !== (c.clusterSigningKeyFile === '')) {
+    out.push(problem(c.clusterSigningCertFile === '' ? 'cluster-signing-cert-file' : 'cluster-signing-key-file', '--cluster-signing-cert-file and --cluster-signing-key-file must be given together'));
+  }
+  if (c.csrSigning === 'node-client' && c.tlsCertFile !== '' && c.clusterSigningCertFile === '') {
+    out.push(problem('cluster-signing-cert-file', 'is required with --csr-signing=node-client when --tls-cert-file is given (there is no generated CA in --cert-dir to sign with)'));
+  }
+  for (const name of c.controllers) {
+    if (name !== '*' && !KNOWN_CONTROLLERS.includes(name.replace(/^-/, ''))) out.push(problem('controllers', `"${name}" is not a known controller (known: ${KNOWN_CONTROLLERS.join(', ')})`));
+  }
+  if (c.clusterSigningDuration <= 0) out.push(problem('cluster-signing-duration', 'must be greater than 0'));
   let gates: ApiFeatureGates;
   try {
     gates = resolveGates(c.featureGates);

@@ -117,12 +117,19 @@ export async function reviewAccess(kind: AccessReviewKind, body: ReviewObject, c
   return { ...body, apiVersion: `${AUTHZ_GROUP}/v1`, kind, metadata, status };
 }
 
-/** An audience-agnostic authenticator (static tokens, the admin token): its users pass for any requested audiences. */
-export function reviewerFromAuthenticator(a: { authenticate(token: string, signal: AbortSignal): Promise<UserInfo | undefined> }): TokenReviewer {
+/**
+ * An audience-agnostic authenticator (static tokens, the admin token), as
+ * upstream's WrapAudienceAgnosticToken: its tokens are valid for the API's
+ * own audiences only, so a review asking none of them does not know the
+ * token, and one asking some of them gets those back as status.audiences.
+ */
+export function reviewerFromAuthenticator(a: { authenticate(token: string, signal: AbortSignal): Promise<UserInfo | undefined> }, apiAudiences: readonly string[]): TokenReviewer {
   return {
     async review(token, audiences, signal) {
+      const shared = audiences.filter((x) => apiAudiences.includes(x));
+      if (shared.length === 0) return undefined;
       const user = await a.authenticate(token, signal);
-      return user === undefined ? undefined : { user, audiences };
+      return user === undefined ? undefined : { user, audiences: shared };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiServerDocStale, renderApiServerOptionsDoc } from '../../../../src/apiserver/options/gen-docs.js';
+import { controllerEnabled } from '../../../../src/apiserver/options/validate.js';
 import { apiServerOptions, defaultConfig, parseCommandLine, renderApiServerHelp, resolveGates, validateConfig } from '../../../../src/apiserver/options.js';
 
 describe('the option table', () => {
@@ -65,6 +66,10 @@ describe('validateConfig', () => {
   it('accepts the defaults', () => {
     expect(problems([])).toEqual([]);
   });
+  it('accepts --csr-signing=node-client with the generated CA or with signing files', () => {
+    expect(problems(['--csr-signing=node-client'])).toEqual([]);
+    expect(problems(['--csr-signing=node-client', '--tls-cert-file=a.crt', '--tls-private-key-file=a.key', '--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key'])).toEqual([]);
+  });
   it.each([
     [['--bind-address=localhost'], '--bind-address: "localhost" is not a valid IP address'],
     [['--secure-port=70000'], '--secure-port: 70000 must be between 1 and 65535, inclusive (0 picks a free port)'],
@@ -77,9 +82,20 @@ describe('validateConfig', () => {
     [['--etcd-prefix=registry'], '--etcd-prefix: "registry" must be an absolute key prefix such as /registry'],
     [['--service-account-signing-key-file=sa.key'], '--service-account-issuer: is required when --service-account-signing-key-file is given'],
     [['--feature-gates=NoSuchGate=true'], 'invalid argument for "--feature-gates" flag: unrecognized feature gate: NoSuchGate'],
-    [['--csr-signing=node-client'], '--csr-signing: "node-client" is not available in this build yet; only "off" is accepted'],
+    [['--csr-signing=node-client', '--tls-cert-file=a.crt', '--tls-private-key-file=a.key'], '--cluster-signing-cert-file: is required with --csr-signing=node-client when --tls-cert-file is given (there is no generated CA in --cert-dir to sign with)'],
+    [['--cluster-signing-cert-file=ca.crt'], '--cluster-signing-key-file: --cluster-signing-cert-file and --cluster-signing-key-file must be given together'],
+    [['--cluster-signing-duration=0s'], '--cluster-signing-duration: must be greater than 0'],
   ])('%j', (argv, want) => {
     expect(problems(argv)).toEqual([want]);
+  });
+  it.each<[string[], boolean]>([
+    [['*'], true],
+    [['*', '-root-ca-cert-publisher'], false],
+    [['root-ca-cert-publisher'], true],
+    [[], false],
+  ])('--controllers=%j runs the root-CA publisher: %s', (list, want) => expect(controllerEnabled(list, 'root-ca-cert-publisher')).toBe(want));
+  it('rejects an unknown controller', () => {
+    expect(problems(['--controllers=*,-nope'])).toEqual(['--controllers: "-nope" is not a known controller (known: root-ca-cert-publisher)']);
   });
   it('reports every problem at once and still returns usable gates', () => {
     const v = validateConfig(parseCommandLine(['--feature-gates=Bogus=true,WatchList=true', '--request-timeout=0s']).config);

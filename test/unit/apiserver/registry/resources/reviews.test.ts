@@ -18,12 +18,14 @@ const sa = new ServiceAccountTokenAuthenticator(
   { serviceAccountUid: () => Promise.resolve('u'), pod: () => Promise.resolve(undefined), secretUid: () => Promise.resolve(undefined) },
 );
 const jwt = (aud: string[]): string => signJwt(buildClaims({ issuer: 'iss', audiences: aud, namespace: 'ns', serviceAccount: { name: 'sa', uid: 'u' }, now, expirationSeconds: 3600 }), signingKey(pair.privateKey));
-const reviewers = [reviewerFromAuthenticator({ authenticate: (t) => Promise.resolve(t === 'static' ? admin : undefined) }), reviewerFromServiceAccounts(sa)];
+const reviewers = [reviewerFromAuthenticator({ authenticate: (t) => Promise.resolve(t === 'static' ? admin : undefined) }, ['api']), reviewerFromServiceAccounts(sa)];
 const tr = (token: string, audiences?: string[]): ReviewObject => ({ apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', metadata: {}, spec: { token, ...(audiences === undefined ? {} : { audiences }) } });
 
 describe('TokenReview', () => {
   it.each<[string, ReviewObject, unknown]>([
     ['static token', tr('static'), { authenticated: true, user: { username: 'admin', groups: ['system:masters'] }, audiences: ['api'] }],
+    ['static token for the API among others', tr('static', ['vault', 'api']), { authenticated: true, user: { username: 'admin', groups: ['system:masters'] }, audiences: ['api'] }],
+    ['static token for another audience', tr('static', ['vault']), { authenticated: false, user: {} }],
     ['service account', tr(jwt(['api'])), { authenticated: true, user: { username: 'system:serviceaccount:ns:sa', uid: 'u', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'] }, audiences: ['api'] }],
     ['service account for a requested audience', tr(jwt(['vault']), ['vault']), { authenticated: true, user: { username: 'system:serviceaccount:ns:sa', uid: 'u', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'] }, audiences: ['vault'] }],
     ['wrong audience', tr(jwt(['vault'])), { authenticated: false, user: {}, error: 'token audiences is invalid' }],

@@ -1,0 +1,66 @@
+// The server's own controllers (what kube-controller-manager would run
+// beside kube-apiserver), built from the configuration: the root-CA
+// publisher (unless --controllers disables it) and, with
+// --csr-signing=node-client, the node client CSR approver and signer with
+// the bindings kubeadm would add. Built once at start (reads the signing CA,
+// stores the bindings); `run(signal)` runs them until the abort.
+import { isAlreadyExists } from '../../api/errors.js';
+import type { AgentLogger } from '../../log/index.js';
+import { csrSigningBindings } from '../authz/bootstrap.js';
+import { CsrController } from '../controllers/csr-controller.js';
+import { RootCaPublisher } from '../controllers/root-ca.js';
+import { loadSigningCa, type SigningCa } from '../controllers/signing-ca.js';
+import type { ApiServerConfig } from '../options/table.js';
+import { controllerEnabled } from '../options/validate.js';
+import type { Registry } from '../registry/index.js';
+import type { GenericStore } from '../registry/store.js';
+import type { ApiObject } from '../registry/types.js';
+import type { Authorizer } from '../types.js';
+
+export interface Controllers {
+  /** The CA client certificates it signs chain to (trusted by the front), when signing. */
+  readonly signingCaPem: string | undefined;
+  run(signal: AbortSignal): Promise<void>;
+}
+
+function store(registry: Registry, group: string, resource: string): GenericStore {
+  const s = registry.store({ group, resource });
+  if (s === undefined) throw new Error(`${resource}.${group} is not served`);
+  return s;
+}
+
+export interface ControllerInputs {
+  config: ApiServerConfig;
+  registry: Registry;
+  authorizer: Authorizer;
+  /** The CA clients trust for this server (published as ca.crt). */
+  servingCaPem: string;
+  log: AgentLogger;
+}
+
+export async function assembleControllers(i: ControllerInputs): Promise<Controllers> {
+  const { config, registry, log } = i;
+  const runners: Array<(signal: AbortSignal) => Promise<void>> = [];
+  if (controllerEnabled(config.controllers, 'root-ca-cert-publisher')) {
+    const publisher = new RootCaPublisher({ namespaces: store(registry, '', 'namespaces'), configMaps: store(registry, '', 'configmaps'), caPem: i.servingCaPem, log: log.child({ component: 'root-ca-cert-publisher' }) });
+    runners.push((s) => publisher.run(s));
+  }
+  let ca: SigningCa | undefined;
+  if (config.csrSigning === 'node-client') {
+    ca = await loadSigningCa({ clusterSigningCertFile: config.clusterSigningCertFile, clusterSigningKeyFile: config.clusterSigningKeyFile, certDir: config.certDir });
+    const bindings = store(registry, 'rbac.authorization.platform.io', 'clusterrolebindings');
+    for (const b of csrSigningBindings()) {
+      await bindings.create('', b as unknown as ApiObject).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+    }
+    const csr = new CsrController({ store: store(registry, 'certificates.platform.io', 'certificatesigningrequests'), authorizer: i.authorizer, ca, signingDurationMs: config.clusterSigningDuration, log: log.child({ component: 'csr-signing' }) });
+    runners.push((s) => csr.run(s));
+  }
+  return {
+    signingCaPem: ca?.certPem,
+    async run(signal) {
+      await Promise.all(runners.map((r) => r(signal)));
+    },
+  };
+}
