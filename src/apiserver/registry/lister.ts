@@ -59,6 +59,23 @@ export class StoreLister {
   }
 
   /**
+   * Every cached object whose storage key starts with `prefix` (a namespace's
+   * prefix, or the resource's for all), in key order, when the cache can
+   * answer as `lookup` can. Callers treat the objects as immutable.
+   */
+  list(prefix: string): { fresh: true; items: ApiObject[] } | { fresh: false } {
+    if (this.state !== 'synced') {
+      this.ensureStarted();
+      return { fresh: false };
+    }
+    if (this.revision < this.source.writtenUpTo()) return { fresh: false };
+    const items: [string, ApiObject][] = [];
+    for (const entry of this.objects) if (entry[0].startsWith(prefix)) items.push(entry);
+    items.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { fresh: true, items: items.map((e) => e[1]) };
+  }
+
+  /**
    * Starts the cache if needed and resolves once it is synced, or once this
    * attempt failed or storage stopped (lookups then keep answering not fresh).
    * For the server's start ("ready before serving"); never rejects.
