@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { ApiError } from '../../api/errors.js';
 import { apiErrors, isNotFound } from '../../api/errors.js';
 import { secretUses } from '../authz/pod-references.js';
+import type { CachedLookup } from '../registry/lister.js';
 import { checkMountableSecrets } from './mountable-secrets.js';
 import { MIRROR_POD_ANNOTATION, type AccountLike, type PodLike, arr, isRec } from './pod-shape.js';
 
@@ -96,10 +97,27 @@ export interface ServiceAccountGetter {
   getServiceAccount(namespace: string, name: string, signal: AbortSignal): Promise<AccountLike | undefined>;
 }
 
-/** The getter over the registry's serviceaccounts store (get throws a NotFound ApiError). */
-export function accountGetterFromStore(store: { get(namespace: string, name: string): Promise<AccountLike> }): ServiceAccountGetter {
+/** The part of the registry's serviceaccounts store read here (GenericStore's shape). */
+export interface AccountStore {
+  /** Throws a NotFound ApiError for a missing account. */
+  get(namespace: string, name: string): Promise<AccountLike>;
+  /** The store's watch-fed cache (GenericStore.cached) with its key scheme, when it has one. */
+  cached?(): { lookup(key: string): CachedLookup };
+  key?(namespace: string, name: string): string;
+}
+
+/**
+ * The getter over the registry's serviceaccounts store: the watch-fed cache
+ * when it can answer, else (not synced, behind this process's own writes, or
+ * a miss: an account just made) a live read, as upstream's plugin does.
+ */
+export function accountGetterFromStore(store: AccountStore): ServiceAccountGetter {
   return {
     async getServiceAccount(namespace, name) {
+      if (store.cached !== undefined && store.key !== undefined) {
+        const hit = store.cached().lookup(store.key(namespace, name));
+        if (hit.fresh && hit.object !== undefined) return hit.object as AccountLike;
+      }
       try {
         return await store.get(namespace, name);
       } catch (e) {

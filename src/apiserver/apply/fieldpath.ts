@@ -155,19 +155,19 @@ interface Node {
 const newNode = (): Node => ({ member: false, children: new Map() });
 const isEmptyNode = (n: Node): boolean => !n.member && n.children.size === 0;
 
-function cloneNode(n: Node): Node {
-  const out = newNode();
-  out.member = n.member;
-  for (const [k, c] of n.children) out.children.set(k, cloneNode(c));
-  return out;
-}
-
 type Combine = (a: Node | undefined, b: Node | undefined) => Node | undefined;
 
-/** Combines two tries child by child; `member` decides membership, `keep` which children are visited. */
+/**
+ * Combines two tries child by child; `member` decides membership, `onlyA`
+ * whether b's children are visited. Nodes are never changed once built, so
+ * a subtree only one side has is shared, not copied (for union and
+ * difference alike the result there is that side's subtree as it is).
+ */
 function combine(member: (a: boolean, b: boolean) => boolean, onlyA: boolean): Combine {
   const walk: Combine = (a, b) => {
     if (a === undefined && (onlyA || b === undefined)) return undefined;
+    if (b === undefined) return a;
+    if (a === undefined) return b;
     const out = newNode();
     out.member = member(a?.member ?? false, b?.member ?? false);
     const keys = new Set<ElementKey>([...(a?.children.keys() ?? []), ...(onlyA ? [] : (b?.children.keys() ?? []))]);
@@ -280,10 +280,13 @@ export class FieldSet {
   }
 
   union(other: FieldSet): FieldSet {
+    if (other.isEmpty()) return this;
+    if (this.isEmpty()) return other;
     return new FieldSet(unionNodes(this.root, other.root) ?? newNode());
   }
 
   difference(other: FieldSet): FieldSet {
+    if (other.isEmpty() || this.isEmpty()) return this;
     return new FieldSet(differenceNodes(this.root, other.root) ?? newNode());
   }
 
@@ -299,7 +302,7 @@ export class FieldSet {
       for (const [k, c] of a.children) {
         const pc = p?.children.get(k);
         if (pc?.member === true) continue;
-        const kept = pc === undefined ? cloneNode(c) : walk(c, pc);
+        const kept = pc === undefined ? c : walk(c, pc);
         if (!isEmptyNode(kept)) out.children.set(k, kept);
       }
       return out;

@@ -39,6 +39,9 @@ export class NamespaceLifecycle {
   /** Admission for creates of namespaced objects: the namespace must exist and not be terminating. */
   async admitCreate(obj: ApiObject, gr: GroupResource): Promise<void> {
     const ns = obj.metadata.namespace ?? '';
+    // Only an active namespace is taken from the cache; a miss (a namespace just made) or a terminating one (perhaps recreated since) is read live.
+    const cached = this.namespaces.cached().lookup(this.namespaces.key('', ns));
+    if (cached.fresh && cached.object !== undefined && !isTerminating(cached.object)) return;
     let namespace: ApiObject;
     try {
       namespace = await this.namespaces.get('', ns);
@@ -52,7 +55,11 @@ export class NamespaceLifecycle {
     }
   }
 
-  /** Creates the system namespaces that are missing. Idempotent; for server start. */
+  /**
+   * Creates the system namespaces that are missing, then waits for the
+   * namespace cache to sync (so creates read no storage for their namespace
+   * from the first request on). Idempotent; for server start.
+   */
   async ensureSystemNamespaces(): Promise<void> {
     for (const name of SYSTEM_NAMESPACES) {
       try {
@@ -61,6 +68,7 @@ export class NamespaceLifecycle {
         if (!(isApiError(e) && e.reason === 'AlreadyExists')) throw e;
       }
     }
+    await this.namespaces.cached().synced();
   }
 
   /** DELETE of a namespace (see the file comment). */

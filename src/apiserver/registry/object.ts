@@ -4,8 +4,35 @@
 import { randomInt } from 'node:crypto';
 import type { ApiObject, ResourceInfo } from './types.js';
 
-/** A deep copy; objects are JSON values, so structuredClone is exact. */
-export const clone = <T>(v: T): T => structuredClone(v);
+/**
+ * A deep copy of a JSON-form value (plain objects, arrays, primitives; an
+ * `undefined` member is kept, as structuredClone keeps it). Anything else
+ * (bytes, dates) is copied by structuredClone. Hand-written because every
+ * write copies its body: structuredClone serialises through V8's value
+ * serializer and costs several times more on these small trees.
+ */
+export function clone<T>(v: T): T {
+  return cloneValue(v) as T;
+}
+
+function cloneValue(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneValue(v[i]);
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    const member = cloneValue((v as Record<string, unknown>)[k]);
+    // A parsed body may carry an own "__proto__" member: keep it data, as structuredClone does.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: member, enumerable: true, writable: true, configurable: true });
+    else out[k] = member;
+  }
+  return out;
+}
 
 /** `2026-11-24T07:00:00Z`: metav1.Time has second precision on the wire. */
 export function timestamp(ms: number): string {

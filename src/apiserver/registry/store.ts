@@ -11,7 +11,8 @@ import { decodeStored, groupResource, invalidError, rethrow, type StoreContext }
 import { deleteCollection, deleteObject } from './store-delete.js';
 import { listObjects } from './store-list.js';
 import { watchObjects } from './store-watch.js';
-import { clone, forStorage, objectKey, sameStored, withVersion } from './object.js';
+import { StoreLister } from './lister.js';
+import { clone, forStorage, objectKey, resourcePrefix, sameStored, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
 import { deleteOnUpdate, normalize, prepareCreate, prepareUpdate, servesUpdate } from './write-prep.js';
 import type { ApiObject, DeleteOptions, DeleteResult, ListRequest, ObjectList, ReadAt, Selection, UpdateOptions, WatchEvent, WatchRequest, WriteOptions } from './types.js';
@@ -29,7 +30,30 @@ export type TryUpdate = (current: ApiObject) => ApiObject | Promise<ApiObject>;
 const GENERATE_NAME_ATTEMPTS = 5;
 
 export class GenericStore {
+  /** The highest revision written through this store by this process (the lister's freshness bar). */
+  private written = 0;
+  private lister: StoreLister | undefined;
+
   constructor(readonly ctx: StoreContext) {}
+
+  /**
+   * The watch-fed cache of this resource (lister.ts), made on first use and
+   * shared by every caller; for admission reads that may fall back to `get`.
+   */
+  cached(): StoreLister {
+    this.lister ??= new StoreLister({
+      storage: this.ctx.storage,
+      prefix: resourcePrefix(this.ctx.strategy.info),
+      decode: (kv) => decodeStored(this.ctx, kv),
+      writtenUpTo: () => this.written,
+    });
+    return this.lister;
+  }
+
+  private wrote(revision: number): number {
+    if (revision > this.written) this.written = revision;
+    return revision;
+  }
 
   get strategy(): StoreContext['strategy'] {
     return this.ctx.strategy;
@@ -64,7 +88,7 @@ export class GenericStore {
     }
     try {
       const kv = await ctx.storage.create(key, ctx.codec.encode(forStorage(obj)));
-      return withVersion(obj, ctx.strategy.info, kv.modRevision);
+      return withVersion(obj, ctx.strategy.info, this.wrote(kv.modRevision));
     } catch (e) {
       return rethrow(ctx, e, name);
     }
@@ -168,12 +192,13 @@ export class GenericStore {
     if (deleteOnUpdate(obj, old)) {
       if (opts.dryRun === true) return obj;
       const { revision } = await ctx.storage.delete(key, modRevision);
+      this.wrote(revision);
       await ctx.hooks.removed?.(obj);
       return withVersion(obj, ctx.strategy.info, revision);
     }
     if (opts.dryRun === true) return obj;
     const kv = await ctx.storage.update(key, ctx.codec.encode(forStorage(obj)), modRevision);
-    return withVersion(obj, ctx.strategy.info, kv.modRevision);
+    return withVersion(obj, ctx.strategy.info, this.wrote(kv.modRevision));
   }
 
   /**
@@ -196,7 +221,7 @@ export class GenericStore {
       if (opts.dryRun === true) return obj;
       try {
         const written = await ctx.storage.update(key, ctx.codec.encode(forStorage(obj)), kv.modRevision);
-        return withVersion(obj, ctx.strategy.info, written.modRevision);
+        return withVersion(obj, ctx.strategy.info, this.wrote(written.modRevision));
       } catch (e) {
         if (!isStorageError(e, 'Conflict') || attempt >= ctx.options.maxUpdateAttempts) return rethrow(ctx, e, name);
       }

@@ -126,4 +126,19 @@ describe('accountGetterFromStore', () => {
     expect(await getter.getServiceAccount('ns', 'x', signal)).toBeUndefined();
     await expect(getter.getServiceAccount('ns', 'boom', signal)).rejects.toThrow('Internal error occurred: down');
   });
+
+  it.each([
+    ['a fresh hit is answered from the cache', { fresh: true, object: { metadata: { name: 'cached' } } }, 'cached', 0],
+    ['a fresh miss (an account just made) is read live', { fresh: true, object: undefined }, 'default', 1],
+    ['a cache not synced or behind is read live', { fresh: false }, 'default', 1],
+  ] as const)('%s', async (_what, lookup, want, liveReads) => {
+    let reads = 0;
+    const getter = accountGetterFromStore({
+      get: () => ((reads += 1), Promise.resolve(def)),
+      cached: () => ({ lookup: (key: string) => (key === 'ns/default' ? (lookup as never) : { fresh: false }) }),
+      key: (ns, name) => `${ns}/${name}`,
+    });
+    expect((await getter.getServiceAccount('ns', 'default', signal))?.metadata?.name).toBe(want);
+    expect(reads).toBe(liveReads);
+  });
 });
