@@ -81,6 +81,32 @@ describeBackends('item 7: the node client CSR signer and approver; platform-root
     }
   });
 
+  it('an administrator approves or denies through PUT on the approval subresource (what kubectl certificate approve does); status and main PUTs cannot change conditions', async () => {
+    const other = (n: string): Json => ({ ...csr(n, 'x').body, spec: { ...csr(n, 'x').body.spec, signerName: 'example.com/manual' } });
+    const approveMe = uniq('manual-approve');
+    const denyMe = uniq('manual-deny');
+    for (const n of [approveMe, denyMe]) expect((await admin.post(CSRS, other(n))).status).toBe(201);
+    const decide = async (name: string, type: string): Promise<Json> => {
+      const cur = (await admin.get(`${CSRS}/${name}/approval`)).json();
+      expect(cur.metadata.name).toBe(name);
+      const next = { ...cur, status: { conditions: [{ type, status: 'True', reason: 'ByHand', message: 'decided by a test' }] } };
+      const put = await admin.put(`${CSRS}/${name}/approval`, next);
+      expect(put.status, put.text()).toBe(200);
+      return put.json();
+    };
+    expect((await decide(approveMe, 'Approved')).status.conditions).toEqual([expect.objectContaining({ type: 'Approved', reason: 'ByHand' })]);
+    expect((await decide(denyMe, 'Denied')).status.conditions).toEqual([expect.objectContaining({ type: 'Denied', reason: 'ByHand' })]);
+    // The main resource keeps the stored status; the status subresource may not touch the approval conditions.
+    const cur = (await admin.get(`${CSRS}/${denyMe}`)).json();
+    const viaMain = await admin.put(`${CSRS}/${denyMe}`, { ...cur, status: { conditions: [] } });
+    expect(viaMain.status).toBe(200);
+    expect(viaMain.json().status.conditions).toEqual([expect.objectContaining({ type: 'Denied' })]);
+    const viaStatus = await admin.put(`${CSRS}/${denyMe}/status`, { ...viaMain.json(), status: { conditions: [] } });
+    expect(viaStatus.status).toBe(422);
+    expect((await admin.post(`${CSRS}/${denyMe}/approval`, cur)).status).toBe(405);
+    expect((await admin.get(`${CSRS}/${denyMe}/nonsense`)).status).toBe(404);
+  });
+
   it('every namespace gets platform-root-ca.crt holding the serving CA; a deleted one comes back', async () => {
     const n = await makeNamespace(admin);
     const path = `${ns(n)}/configmaps`;

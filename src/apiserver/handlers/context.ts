@@ -34,3 +34,17 @@ export interface RequestContext {
   deps: HandlerDeps;
   answer: Answer;
 }
+
+/**
+ * Whether `sub` is an update-style subresource of the entry (`status`, a
+ * CSR's `approval`): declared by the resource and not an action. PUT and
+ * PATCH on it go to the store with that subresource; GET returns the object.
+ */
+export function isUpdateSubresource(entry: ResourceEntry, sub: string): boolean {
+  return sub !== '' && entry.actions[sub] === undefined && (entry.info.subresources ?? []).some((s) => s.name === sub);
+}
+
+/** The update-style subresource a write addresses, or '' for the main resource. */
+export function updateSubresource(ctx: RequestContext): string {
+  return isUpdateSubresource(ctx.entry, ctx.info.subresource) ? ctx.info.subresource : '';
+}

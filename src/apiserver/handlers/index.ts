@@ -8,7 +8,7 @@ import { ApiError, apiErrors } from '../../api/errors.js';
 import { negotiateOutput } from '../../api/media.js';
 import { WarningCollector } from '../../api/warnings.js';
 import type { ApiRequest } from '../types.js';
-import type { HandlerDeps, RequestContext } from './context.js';
+import { isUpdateSubresource, type HandlerDeps, type RequestContext } from './context.js';
 import { headerValue } from './body.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
@@ -65,8 +65,7 @@ export function createResourceHandler(deps: HandlerDeps): (req: ApiRequest, res:
       const entry = deps.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (entry === undefined) throw notFound();
       const sub = info.subresource;
-      if (sub !== '' && sub !== 'status' && entry.actions[sub] === undefined) throw notFound();
-      if (sub === 'status' && !(entry.info.subresources ?? []).some((s) => s.name === 'status')) throw notFound();
+      if (sub !== '' && entry.actions[sub] === undefined && !isUpdateSubresource(entry, sub)) throw notFound();
       const run = VERBS[info.verb];
       if (run === undefined) throw apiErrors.methodNotSupported({ group: info.apiGroup, resource: info.resource }, info.verb);
       const gvk = { group: entry.info.group, version: entry.info.version, kind: entry.info.kind };

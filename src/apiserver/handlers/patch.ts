@@ -16,7 +16,7 @@ import { MEDIA_YAML } from '../../api/media.js';
 import { admit } from './admit.js';
 import { checkFields, headerValue } from './body.js';
 import { tracking, type FieldTracking } from './fields.js';
-import type { RequestContext } from './context.js';
+import { updateSubresource, type RequestContext } from './context.js';
 import { sendObject } from './respond.js';
 
 export async function handlePatch(ctx: RequestContext): Promise<void> {
@@ -25,7 +25,7 @@ export async function handlePatch(ctx: RequestContext): Promise<void> {
   const patchType = input.patchType;
   const q = parseWriteQuery(ctx.req.url.searchParams, 'patch', patchType === PATCH_APPLY);
   const body = await ctx.req.body();
-  const subresource = ctx.info.subresource === 'status' ? 'status' : '';
+  const subresource = updateSubresource(ctx);
   const t = tracking(ctx, q.fieldManager);
   if (patchType === PATCH_APPLY) {
     await serverSideApply(ctx, body, { force: q.force, dryRun: q.dryRun, validation: q.fieldValidation, tracking: t }, subresource);
@@ -59,7 +59,7 @@ function revalidate(ctx: RequestContext, patched: ApiObject, validation: FieldVa
  * manager's whole intent for the object; merged into the current object
  * (409 on fields other managers own, unless force), or the object is created.
  */
-async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force: boolean; dryRun: boolean; validation: FieldValidation; tracking: FieldTracking }, subresource: '' | 'status'): Promise<void> {
+async function serverSideApply(ctx: RequestContext, body: Buffer, opts: { force: boolean; dryRun: boolean; validation: FieldValidation; tracking: FieldTracking }, subresource: string): Promise<void> {
   const config = ctx.deps.wire.decodeBody(body, MEDIA_YAML, ctx.gvk);
   checkFields(ctx, ctx.gvk, config, opts.validation);
   const bodyName = config.object.metadata?.name ?? '';

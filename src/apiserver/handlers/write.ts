@@ -13,7 +13,7 @@ import { cannotHandle, readObject } from './body.js';
 
 const DELETE_OPTIONS = { kind: 'DeleteOptions', version: 'v1' };
 import { tracking } from './fields.js';
-import type { RequestContext } from './context.js';
+import { updateSubresource, type RequestContext } from './context.js';
 import { selectionOf } from './read.js';
 import { sendObject, STATUS_GVK, successStatus } from './respond.js';
 
@@ -49,7 +49,7 @@ export async function handleUpdate(ctx: RequestContext): Promise<void> {
   const bodyName = obj.metadata.name ?? '';
   if (bodyName !== '' && bodyName !== ctx.info.name) throw apiErrors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${ctx.info.name})`);
   obj.metadata.name = ctx.info.name;
-  const subresource = ctx.info.subresource === 'status' ? 'status' : '';
+  const subresource = updateSubresource(ctx);
   await admit(ctx, obj, undefined, q.dryRun);
   const t = tracking(ctx, q.fieldManager);
   const transform = (desired: ApiObject, old: ApiObject | undefined): ApiObject => recordUpdate(old, desired, t) as unknown as ApiObject;
