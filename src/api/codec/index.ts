@@ -11,6 +11,7 @@ import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
 import type { MessagePlan } from './plan.js';
 import { type KindEntry, SERVED_KINDS, kindKey } from './registry.js';
+import { assembleStoredList, type StoredItem, type VersionSlot } from './stored-list.js';
 import { parseJsonStrict } from './strict-json.js';
 import { walkObject } from './validate.js';
 import { decodeWatchEvent } from './watch.js';
@@ -22,6 +23,7 @@ export { ENVELOPE_MAGIC, decodeEnvelope, encodeEnvelope, hasEnvelopeMagic, type 
 export { JsonStreamSplitter } from './json-stream.js';
 export { SERVED_KINDS, type KindEntry } from './registry.js';
 export { fieldValidationMessages } from './validate.js';
+export type { StoredItem } from './stored-list.js';
 export { MAX_JSON_DEPTH, parseJsonStrict, type StrictJson } from './strict-json.js';
 export { WatchFrameDecoder, encodeWatchFrame, type WatchEventType, type WatchFrame } from './watch.js';
 export { parseYamlStrict } from './yaml-strict.js';
@@ -53,6 +55,13 @@ export interface ApiCodec {
   decodeRaw(raw: Uint8Array, tm: TypeMeta): ApiObject;
   /** The envelope of a List from already-encoded items (raw messages, e.g. stored envelopes' `raw`), without re-encoding them. */
   encodeListFromRaw(listTm: TypeMeta, listMeta: ApiObject, items: readonly Uint8Array[]): Buffer;
+  /**
+   * The envelope of a List (`<Kind>List`) from stored envelopes of `<Kind>`
+   * that carry no resourceVersion, each item's set to its own: no item is
+   * decoded. Throws CodecError EKIND when an envelope holds another kind or
+   * the kind has no metadata.resourceVersion, EENVELOPE/EWIRE for bad bytes.
+   */
+  encodeListFromStored(listTm: TypeMeta, listMeta: ApiObject, items: readonly StoredItem[]): Buffer;
   /** A watch frame's payload decoded down to its object. */
   decodeWatchFrame(payload: Buffer): { type: string; object: ApiObject };
   /** Parses and checks a JSON request body for kind `tm`. Throws CodecError ESYNTAX (byte offset) / EDEPTH (path) / EKIND. */
@@ -97,6 +106,24 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     return { typeMeta: env.typeMeta, object: Object.assign({ kind: env.typeMeta.kind, apiVersion: env.typeMeta.apiVersion }, body) };
   };
   compilePlans(schema.plans, (raw) => decode(raw).object);
+  const slots = new Map<string, VersionSlot>();
+  const slotOf = (tm: TypeMeta): VersionSlot => {
+    const k = kindKey(tm);
+    let slot = slots.get(k);
+    if (slot === undefined) {
+      const meta = planOf(tm).byName.get('metadata');
+      const rv = meta?.message?.byName.get('resourceVersion');
+      if (meta === undefined || rv === undefined) throw new CodecError('EKIND', `kind ${JSON.stringify(tm.kind)} has no metadata.resourceVersion`);
+      slot = { metadataId: meta.id, resourceVersionId: rv.id };
+      slots.set(k, slot);
+    }
+    return slot;
+  };
+  const encodeListMeta = (meta: ApiObject): Uint8Array => {
+    const w = schema.newWriter();
+    listMeta.encode(meta, w);
+    return w.finish();
+  };
   const strict = (parsed: { value: unknown; duplicates: string[] }, tm: TypeMeta): StrictDecodeResult => {
     const walked = walkObject(planOf(tm), parsed.value, typeMetaKinds);
     return { object: walked.object, unknownFields: walked.unknownFields, duplicateFields: parsed.duplicates, typeErrors: walked.typeErrors };
@@ -113,9 +140,7 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     decodeRaw,
     encodeListFromRaw: (listTm, meta, items) => {
       planOf(listTm);
-      const w = schema.newWriter();
-      listMeta.encode(meta, w);
-      const lm = w.finish();
+      const lm = encodeListMeta(meta);
       // Every List is {metadata = 1: ListMeta, items = 2: repeated item}; items are copied once, into the response.
       let len = 1 + varintLength(lm.length) + lm.length;
       for (const item of items) len += 1 + varintLength(item.length) + item.length;
@@ -133,6 +158,17 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
         }
         return p;
       });
+    },
+    encodeListFromStored: (listTm, meta, items) => {
+      planOf(listTm);
+      const itemTm = { apiVersion: listTm.apiVersion, kind: listTm.kind.replace(/List$/, '') };
+      const slot = slotOf(itemTm);
+      const unwrap = (envelope: Uint8Array): Buffer => {
+        const env = decodeEnvelope(envelope);
+        if (env.typeMeta.kind !== itemTm.kind || env.typeMeta.apiVersion !== itemTm.apiVersion) throw new CodecError('EKIND', `a ${listTm.kind} cannot hold a ${env.typeMeta.apiVersion} ${env.typeMeta.kind}`);
+        return env.raw;
+      };
+      return assembleStoredList(listTm, encodeListMeta(meta), items, { slot, unwrap });
     },
     decodeWatchFrame: (payload) => {
       const ev = decodeWatchEvent(payload);
