@@ -22,6 +22,11 @@ export function wireCodec(codec: ApiCodec): WireCodec {
   return {
     hasProtobuf: (gvk) => codec.hasKind(tmOf(gvk)),
     encodeProtobuf: (obj, gvk) => codec.encode(obj as unknown as Record<string, unknown>, tmOf(gvk)),
+    encodeStoredList(gvk, listMeta, values) {
+      // Kinds stored as JSON (RBAC's) and a page holding one are encoded the slow way, by the caller.
+      if (!codec.hasKind(tmOf(gvk)) || !values.every((v) => hasEnvelopeMagic(v.value))) return undefined;
+      return codec.encodeListFromStored(tmOf(gvk), listMeta, values.map((v) => ({ envelope: v.value, resourceVersion: String(v.modRevision) })));
+    },
     encodeWatchFrame: (type, obj, gvk) => encodeWatchFrame(type, codec.encode(obj as unknown as Record<string, unknown>, tmOf(gvk))),
     decodeBody(bytes, mediaType, gvk): DecodedBody {
       const tm = tmOf(gvk);

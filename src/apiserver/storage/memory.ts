@@ -76,14 +76,16 @@ class MemoryStorage implements Storage {
       for (let i = lowerBound(this.keys, from); i < this.keys.length; i++) {
         const key = this.keys[i]!;
         if (!key.startsWith(prefix)) break;
-        const kv = this.read(key, at);
-        if (kv === undefined) continue;
         if (items.length >= limit) {
+          // Past the page: only counting what is left (remainingItemCount), without building values.
+          if (!this.exists(key, at)) continue;
           more = true;
           if (opts.predicate !== undefined) break;
           remaining++;
           continue;
         }
+        const kv = this.read(key, at);
+        if (kv === undefined) continue;
         if (opts.predicate === undefined || opts.predicate(kv)) items.push(kv);
       }
       return { items, revision: at, more, remaining: opts.predicate === undefined ? remaining : undefined };
@@ -217,6 +219,17 @@ class MemoryStorage implements Storage {
       return v.value === undefined ? undefined : { key, value: v.value, createRevision: v.createRevision, modRevision: v.rev };
     }
     return undefined;
+  }
+
+  /** Whether `key` has a value as of revision `at` (read's answer without building it). */
+  private exists(key: string, at: number): boolean {
+    const versions = this.versions.get(key);
+    if (versions === undefined) return false;
+    for (let i = versions.length - 1; i >= 0; i--) {
+      const v = versions[i]!;
+      if (v.rev <= at) return v.value !== undefined;
+    }
+    return false;
   }
 
   private readRevision(key: string, revision: number | undefined): number {
