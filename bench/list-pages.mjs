@@ -4,9 +4,10 @@
 // JSON and as protobuf (pages of 500; only the request and the body's
 // arrival are timed, the client's decode is not), and the same-run floors:
 // bare node:http and node:https servers answering one of those pages' bytes.
-// --prof=DIR runs the server with --cpu-prof into DIR.
+// --prof=DIR runs the server with --cpu-prof into DIR; --bin=FILE runs
+// another build's bin/platform-apiserver.js (before/after in one machine state).
 //
-//   node bench/list-pages.mjs [--pods=10000] [--rounds=5] [--prof=DIR]
+//   node bench/list-pages.mjs [--pods=10000] [--rounds=5] [--prof=DIR] [--bin=FILE]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttp } from 'node:http';
@@ -43,7 +44,7 @@ async function startServer() {
   const port = await freePort();
   const conf = join(dir, 'admin.conf');
   const prof = args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`];
-  const proc = spawn(process.execPath, [...prof, join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, ['--expose-gc', ...prof, args.bin ?? join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLATFORM_APISERVER_TEST_FAULTS: '1' } });
   let log = '';
   proc.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
   const exited = new Promise((r) => proc.once('exit', r));
@@ -126,14 +127,18 @@ async function main() {
   phase('starting platform-apiserver (memory)');
   const srv = await startServer();
   await srv.call('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }) });
+  const heap = async () => JSON.parse((await srv.call('POST', '/debug/faults/heap', { body: '{}' })).toString());
+  const heap0 = await heap();
   phase(`create ${PODS} pods`);
   let next = 0;
   await Promise.all(Array.from({ length: 32 }, async () => {
     while (next < PODS) await srv.call('POST', `/api/v1/namespaces/${NS}/pods`, { body: podBody(next++) });
   }));
+  const heap1 = await heap();
   phase(`list in pages of ${PAGE}, ${ROUNDS} rounds (JSON, protobuf)`);
   const json = await listPages(srv, 'application/json');
   const pb = await listPages(srv, 'application/vnd.platform.protobuf');
+  const heap2 = await heap();
   await srv.stop();
   phase('floors: bare node:http and node:https, one JSON page');
   const httpLat = await floor(createHttp, 'http', json.sample);
@@ -142,6 +147,8 @@ async function main() {
   const row = (what, lat) => [what, `${pct(lat, 0.5)}/${pct(lat, 0.99)}`, String(lat.length)];
   process.stdout.write(`\n${table(['page of 500', 'p50/p99 ms', 'samples'], [row('JSON', json.lat), row('protobuf', pb.lat), row('node:http floor (JSON bytes)', httpLat), row('node:https floor (JSON bytes)', httpsLat)])}\n`);
   process.stdout.write(`JSON page ${json.sample.length} B, protobuf page ${pb.sample.length} B\n`);
+  const perPod = (a, b, field) => round3((b[field] - a[field]) / PODS);
+  process.stdout.write(`per stored pod (after a full GC), bytes: heap ${perPod(heap0, heap1, 'heapUsed')} after the creates, ${perPod(heap0, heap2, 'heapUsed')} after listing; off-heap (external) ${perPod(heap0, heap1, 'external')} / ${perPod(heap0, heap2, 'external')}\n`);
 }
 
 runMain('list-pages', main, { cleanup: () => cleanups.splice(0).reverse().forEach((f) => f()) });

@@ -58,12 +58,25 @@ function plainJson(bytes: Buffer, gvk: GroupVersionKind): DecodedBody {
   return { object: v as ApiObject, unknownFields: [], duplicateFields: [], typeErrors: [] };
 }
 
+/**
+ * A stored value in memory of its own. Small Buffers are slices of Node's
+ * shared 8 KiB pool: a value the memory store keeps for minutes would pin a
+ * whole slab, mostly the request's garbage (measured: 5.4 KiB off-heap per
+ * stored pod instead of its 0.8 KiB).
+ */
+function ownMemory(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const own = Buffer.allocUnsafeSlow(b.length);
+  b.copy(own);
+  return own;
+}
+
 export function storageCodec(codec: ApiCodec): StorageCodec {
   return {
     encode(obj) {
       const o = obj as unknown as Record<string, unknown>;
       const tm = { apiVersion: String(o['apiVersion'] ?? ''), kind: String(o['kind'] ?? '') };
-      return codec.hasKind(tm) ? codec.encode(o, tm) : Buffer.from(JSON.stringify(obj));
+      return ownMemory(codec.hasKind(tm) ? codec.encode(o, tm) : Buffer.from(JSON.stringify(obj)));
     },
     decode(bytes) {
       if (hasEnvelopeMagic(bytes)) return codec.decode(bytes).object as ApiObject;

@@ -1,14 +1,14 @@
-// JSON list pages from each item's JSON text, kept between requests: a page
+// JSON list pages from each item's JSON bytes, kept between requests: a page
 // of 500 pods otherwise decodes 500 protobuf envelopes and stringifies 500
-// objects on every request. An item's text is keyed by its storage key and
+// objects on every request. An item's bytes are keyed by its storage key and
 // the revision that wrote it (key + modRevision name one value for good in a
-// store), so a write never serves stale text: the next list sees a new
-// revision and renders again. The memory is bounded (characters of text, the
-// oldest inserted evicted first); the texts are what the response is made of,
-// so a hit costs nothing beyond the page's concatenation. Synchronous; no
-// timers. Called by the list handler only.
+// store), so a write never serves stale JSON: the next list sees a new
+// revision and renders again. The memory is bounded (bytes, the oldest
+// inserted evicted first; Buffers, so outside the JS heap but in the RSS);
+// the bytes are what the response is made of, so a hit costs one copy into
+// the page. Synchronous; no timers. Called by the list handler only.
 
-export const DEFAULT_JSON_CACHE_CHARS = 32 * 1024 * 1024;
+export const DEFAULT_JSON_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** One stored value as the cache sees it. */
 export interface CachedValue {
@@ -17,44 +17,53 @@ export interface CachedValue {
 }
 
 export class JsonItemCache {
-  private readonly entries = new Map<string, { rev: number; text: string }>();
-  private chars = 0;
+  private readonly entries = new Map<string, { rev: number; json: Buffer }>();
+  private bytes = 0;
 
-  constructor(private readonly maxChars: number = DEFAULT_JSON_CACHE_CHARS) {}
+  constructor(private readonly maxBytes: number = DEFAULT_JSON_CACHE_BYTES) {}
 
-  /** `kv`'s JSON text: cached, or `render()`ed and kept (a newer revision replaces an older one, never the reverse). */
-  text(kv: CachedValue, render: () => string): string {
+  /** `kv`'s JSON: cached, or `render()`ed and kept (a newer revision replaces an older one, never the reverse). */
+  json(kv: CachedValue, render: () => string): Buffer {
     const e = this.entries.get(kv.key);
-    if (e !== undefined && e.rev === kv.modRevision) return e.text;
-    const text = render();
-    if (e !== undefined && e.rev > kv.modRevision) return text;
+    if (e !== undefined && e.rev === kv.modRevision) return e.json;
+    const json = Buffer.from(render());
+    if (e !== undefined && e.rev > kv.modRevision) return json;
     if (e !== undefined) {
       this.entries.delete(kv.key);
-      this.chars -= e.text.length;
+      this.bytes -= e.json.length;
     }
-    if (text.length > this.maxChars) return text;
-    this.entries.set(kv.key, { rev: kv.modRevision, text });
-    this.chars += text.length;
+    if (json.length > this.maxBytes) return json;
+    this.entries.set(kv.key, { rev: kv.modRevision, json });
+    this.bytes += json.length;
     for (const [key, old] of this.entries) {
-      if (this.chars <= this.maxChars) break;
+      if (this.bytes <= this.maxBytes) break;
       this.entries.delete(key);
-      this.chars -= old.text.length;
+      this.bytes -= old.json.length;
     }
-    return text;
+    return json;
   }
 
-  /** Characters held (tests, diagnostics). */
-  size(): { entries: number; chars: number } {
-    return { entries: this.entries.size, chars: this.chars };
+  /** What is held (tests, diagnostics). */
+  size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
   }
 }
 
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
 /**
  * The JSON of `{apiVersion, kind, metadata, items}` with `items` given as
- * their JSON texts: the same bytes as JSON.stringify of the list object.
+ * their JSON bytes: the same bytes as JSON.stringify of the list object.
  */
-export function jsonListText(head: { apiVersion: string; kind: string; metadata: object }, itemTexts: readonly string[]): string {
-  return `{"apiVersion":${JSON.stringify(head.apiVersion)},"kind":${JSON.stringify(head.kind)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemTexts.join(',')}]}`;
+export function jsonListBytes(head: { apiVersion: string; kind: string; metadata: object }, items: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`{"apiVersion":${JSON.stringify(head.apiVersion)},"kind":${JSON.stringify(head.kind)},"metadata":${JSON.stringify(head.metadata)},"items":[`)];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 const caches = new WeakMap<object, JsonItemCache>();

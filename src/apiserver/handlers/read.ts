@@ -9,7 +9,7 @@ import { apiVersionOf } from '../registry/object.js';
 import { listPage, type ListPage } from '../registry/store-list.js';
 import type { ApiObject, ObjectList, ReadAt, Selection } from '../registry/types.js';
 import type { RequestContext } from './context.js';
-import { jsonCacheOf, jsonListText } from './list-json.js';
+import { jsonCacheOf, jsonListBytes } from './list-json.js';
 import { send, sendObject } from './respond.js';
 
 /** The registry's Selection for parsed selectors (undefined when both select everything). */
@@ -55,7 +55,7 @@ export async function handleList(ctx: RequestContext): Promise<void> {
       const body = ctx.deps.wire.encodeStoredList?.({ ...ctx.gvk, kind: `${ctx.gvk.kind}List` }, page.metadata, page.values);
       if (body !== undefined) return send(ctx.answer, 200, MEDIA_PROTOBUF, body);
     } else if (choice === undefined || (choice.mediaType === MEDIA_JSON && !choice.pretty)) {
-      return send(ctx.answer, 200, 'application/json', Buffer.from(jsonPage(ctx, page)));
+      return send(ctx.answer, 200, 'application/json', jsonPage(ctx, page));
     }
   }
   const items = page.values.map((kv) => listItem(page.decode(kv)));
@@ -68,12 +68,12 @@ function listItem({ kind: _k, apiVersion: _v, ...rest }: ApiObject): ApiObject {
   return rest as ApiObject;
 }
 
-function jsonPage(ctx: RequestContext, page: ListPage): string {
+function jsonPage(ctx: RequestContext, page: ListPage): Buffer {
   const { store } = ctx.entry;
   const cache = jsonCacheOf(store.ctx);
-  const texts = page.values.map((kv) => cache.text(kv, () => JSON.stringify(listItem(page.decode(kv)))));
+  const items = page.values.map((kv) => cache.json(kv, () => JSON.stringify(listItem(page.decode(kv)))));
   const info = store.strategy.info;
-  return jsonListText({ apiVersion: apiVersionOf(info), kind: `${info.kind}List`, metadata: page.metadata }, texts);
+  return jsonListBytes({ apiVersion: apiVersionOf(info), kind: `${info.kind}List`, metadata: page.metadata }, items);
 }
 
 /** A get or list answer: the Table conversion when negotiated, else the object or list itself. */
