@@ -49,6 +49,8 @@ export interface ApiCodec {
   encode(obj: ApiObject, tm?: TypeMeta): Buffer;
   /** The object of an envelope, with kind and apiVersion set from it. Throws CodecError EENVELOPE/EKIND/EWIRE. */
   decode(buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject };
+  /** An envelope's `metadata` alone (the rest is skipped, not decoded); undefined when the object has none. Throws as decode. */
+  decodeMetadata(buf: Uint8Array): ApiObject | undefined;
   /** The message alone (no envelope, no TypeMeta): what the envelope's `raw` holds. */
   encodeRaw(obj: ApiObject, tm: TypeMeta): Buffer;
   /** Decodes a message of kind `tm`; the result has no kind/apiVersion (as list items in JSON). */
@@ -106,6 +108,26 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     return { typeMeta: env.typeMeta, object: Object.assign({ kind: env.typeMeta.kind, apiVersion: env.typeMeta.apiVersion }, body) };
   };
   compilePlans(schema.plans, (raw) => decode(raw).object);
+  const decodeMetadata = (buf: Uint8Array): ApiObject | undefined => {
+    const env = decodeEnvelope(buf);
+    const field = planOf(env.typeMeta).byName.get('metadata');
+    if (field?.message === undefined) return undefined;
+    const r = new WireReader(env.raw);
+    let meta: ApiObject | undefined;
+    while (r.pos < r.end) {
+      const tag = r.uint32();
+      if (tag !== field.tag) {
+        r.skip(tag & 7);
+        continue;
+      }
+      const n = r.len();
+      const end = r.pos + n;
+      // Repeated occurrences of a message field merge, as protobuf says.
+      meta = field.message.decode(r, end, meta);
+      r.pos = end;
+    }
+    return meta;
+  };
   const slots = new Map<string, VersionSlot>();
   const slotOf = (tm: TypeMeta): VersionSlot => {
     const k = kindKey(tm);
@@ -136,6 +158,7 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
       return encodeEnvelope(t, encodeRaw(obj, t));
     },
     decode,
+    decodeMetadata,
     encodeRaw,
     decodeRaw,
     encodeListFromRaw: (listTm, meta, items) => {

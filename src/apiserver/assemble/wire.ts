@@ -8,7 +8,7 @@ import { encodeWatchFrame, hasEnvelopeMagic, isCodecError, type ApiCodec, type T
 import { MEDIA_PROTOBUF, MEDIA_YAML } from '../../api/media.js';
 import { cannotHandle } from '../handlers/body.js';
 import type { DecodedBody, GroupVersionKind, WireCodec } from '../handlers/ports.js';
-import type { ApiObject, StorageCodec } from '../registry/types.js';
+import type { ApiObject, ObjectMeta, StorageCodec } from '../registry/types.js';
 
 const tmOf = (gvk: GroupVersionKind): TypeMeta => ({ apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind });
 
@@ -77,6 +77,9 @@ export function storageCodec(codec: ApiCodec): StorageCodec {
       const o = obj as unknown as Record<string, unknown>;
       const tm = { apiVersion: String(o['apiVersion'] ?? ''), kind: String(o['kind'] ?? '') };
       return ownMemory(codec.hasKind(tm) ? codec.encode(o, tm) : Buffer.from(JSON.stringify(obj)));
+    },
+    decodeMetadata(bytes) {
+      return hasEnvelopeMagic(bytes) ? ((codec.decodeMetadata(bytes) ?? {}) as ObjectMeta) : undefined;
     },
     decode(bytes) {
       if (hasEnvelopeMagic(bytes)) return codec.decode(bytes).object as ApiObject;

@@ -9,7 +9,7 @@ import { decodeStored, rethrow, type StoreContext } from './context.js';
 import { decodeContinue, encodeContinue, expiredContinue, type ContinueToken } from './continue-token.js';
 import { apiVersionOf } from './object.js';
 import { waitForRevision } from './revision.js';
-import { checkSelection, matcher, selectionPrefix } from './selection.js';
+import { checkSelection, matcher, metadataMatcher, selectionPrefix } from './selection.js';
 import type { ApiObject, ListRequest, ObjectList, ReadAt } from './types.js';
 
 interface ReadPlan {
@@ -72,7 +72,7 @@ export async function listPage(ctx: StoreContext, namespace: string, req: ListRe
       ...(revision === undefined ? {} : { revision }),
       ...(token === undefined ? {} : { startKey: prefix + token.start }),
       ...(limit === undefined ? {} : { limit }),
-      ...(match === undefined ? {} : { predicate: (kv: StoredValue) => match(decode(kv)) }),
+      ...(match === undefined ? {} : { predicate: selectWith(ctx, req, match, decode) }),
     });
   } catch (e) {
     if (token !== undefined && isStorageError(e, 'Compacted')) throw expiredContinue(token, ctx.clock.now());
@@ -86,6 +86,17 @@ export async function listPage(ctx: StoreContext, namespace: string, req: ListRe
     if (match === undefined && res.remaining !== undefined && res.remaining > 0) metadata.remainingItemCount = res.remaining;
   }
   return { metadata, values: res.items, decode };
+}
+
+/** The storage predicate: over metadata alone when the selection allows it (most objects a selective list skips are then never decoded whole). */
+function selectWith(ctx: StoreContext, req: ListRequest, match: (obj: ApiObject) => boolean, decode: (kv: StoredValue) => ApiObject): (kv: StoredValue) => boolean {
+  const byMeta = metadataMatcher(ctx.strategy, req.selection);
+  const { codec } = ctx;
+  if (byMeta === undefined || codec.decodeMetadata === undefined) return (kv) => match(decode(kv));
+  return (kv) => {
+    const meta = codec.decodeMetadata?.(kv.value);
+    return meta === undefined ? match(decode(kv)) : byMeta(meta);
+  };
 }
 
 export async function listObjects(ctx: StoreContext, namespace: string, req: ListRequest): Promise<ObjectList> {

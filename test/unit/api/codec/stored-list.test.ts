@@ -1,7 +1,7 @@
 // encodeListFromStored: a List page from stored envelopes that carry no
 // resourceVersion equals encoding the decoded items with their versions set.
 import { describe, expect, it } from 'vitest';
-import { type ApiCodec, isCodecError, loadApiCodec } from '../../../../src/api/codec/index.js';
+import { type ApiCodec, encodeEnvelope, isCodecError, loadApiCodec } from '../../../../src/api/codec/index.js';
 import { FIXTURES, LEASE, POD, SECRET } from '../../../fixtures/api/objects.js';
 
 type Obj = Record<string, unknown>;
@@ -76,3 +76,21 @@ describe('encodeListFromStored', () => {
     expect(isCodecError(err) && err.code === 'EKIND' && err.message).toBe('a PodList cannot hold a v1 Secret');
   });
 });
+
+describe('decodeMetadata', () => {
+  it.each(FIXTURES.filter((f) => f.obj['metadata'] !== undefined).map((f) => [f.name, f.obj] as const))('%s: equals the metadata of a full decode', async (_name, obj) => {
+    const c = await codec;
+    const bytes = c.encode(obj);
+    expect(c.decodeMetadata(bytes)).toEqual(c.decode(bytes).object['metadata']);
+  });
+
+  it('is undefined for an object without metadata, and merges a repeated metadata field', async () => {
+    const c = await codec;
+    expect(c.decodeMetadata(c.encode({ apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } }))).toBeUndefined();
+    const a = c.encodeRaw({ metadata: { name: 'x' } }, { apiVersion: 'v1', kind: 'ConfigMap' });
+    const b = c.encodeRaw({ metadata: { labels: { k: 'v' } }, data: { a: 'b' } }, { apiVersion: 'v1', kind: 'ConfigMap' });
+    const env = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMap' }, Buffer.concat([a, b]));
+    expect(c.decodeMetadata(env)).toEqual({ name: 'x', labels: { k: 'v' } });
+  });
+});
+

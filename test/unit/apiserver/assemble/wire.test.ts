@@ -22,6 +22,14 @@ describe('storageCodec', () => {
   });
 });
 
+describe('storageCodec.decodeMetadata', () => {
+  it('reads the metadata of an envelope; undefined for bytes stored as JSON (the caller decodes them whole)', async () => {
+    const sc = storageCodec(await loadApiCodec());
+    expect(sc.decodeMetadata?.(sc.encode(POD))).toEqual(POD.metadata);
+    expect(sc.decodeMetadata?.(Buffer.from(JSON.stringify(POD)))).toBeUndefined();
+  });
+});
+
 describe('wireCodec.encodeStoredList', () => {
   it('equals encoding the decoded page with each item at its modRevision', async () => {
     const codec = await loadApiCodec();
