@@ -11,7 +11,7 @@ import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
 import type { MessagePlan } from './plan.js';
 import { type KindEntry, SERVED_KINDS, kindKey } from './registry.js';
-import { assembleStoredList, type StoredItem, type VersionSlot } from './stored-list.js';
+import { assembleStoredList, envelopeHead, rawAfterHead, type StoredItem, type VersionSlot } from './stored-list.js';
 import { parseJsonStrict } from './strict-json.js';
 import { walkObject } from './validate.js';
 import { decodeWatchEvent } from './watch.js';
@@ -141,6 +141,15 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     }
     return slot;
   };
+  const heads = new Map<string, Buffer>();
+  const headOf = (tm: TypeMeta): Buffer => {
+    let head = heads.get(kindKey(tm));
+    if (head === undefined) {
+      head = envelopeHead(tm);
+      heads.set(kindKey(tm), head);
+    }
+    return head;
+  };
   const encodeListMeta = (meta: ApiObject): Uint8Array => {
     const w = schema.newWriter();
     listMeta.encode(meta, w);
@@ -186,7 +195,10 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
       planOf(listTm);
       const itemTm = { apiVersion: listTm.apiVersion, kind: listTm.kind.replace(/List$/, '') };
       const slot = slotOf(itemTm);
+      const head = headOf(itemTm);
       const unwrap = (envelope: Uint8Array): Buffer => {
+        const fast = rawAfterHead(head, envelope);
+        if (fast !== undefined) return fast;
         const env = decodeEnvelope(envelope);
         if (env.typeMeta.kind !== itemTm.kind || env.typeMeta.apiVersion !== itemTm.apiVersion) throw new CodecError('EKIND', `a ${listTm.kind} cannot hold a ${env.typeMeta.apiVersion} ${env.typeMeta.kind}`);
         return env.raw;

@@ -6,7 +6,7 @@
 // object with its version set. Pure and synchronous; called per list page by
 // the server's wire codec, one output allocation per page.
 
-import { encodeEnvelopeWith, putVarint, type TypeMeta } from './envelope.js';
+import { encodeEnvelope, encodeEnvelopeWith, putVarint, type TypeMeta } from './envelope.js';
 import { CodecError } from './errors.js';
 import { WireReader, varintLength } from './wire.js';
 
@@ -25,7 +25,8 @@ export interface VersionSlot {
 /** One item's layout: the ObjectMeta's bounds in `raw` and the splice. */
 interface ItemLayout {
   raw: Buffer;
-  rv: Buffer;
+  rv: string;
+  rvLength: number;
   /** Offset of the metadata field's tag in raw (raw.length when absent: inserted first). */
   metaTag: number;
   /** Content bounds of the metadata message (equal when absent). */
@@ -44,7 +45,7 @@ interface ItemLayout {
 const tagOf = (id: number, wireType: number): number => (id << 3) | wireType;
 
 function layout(raw: Buffer, rvText: string, slot: VersionSlot): ItemLayout {
-  const rv = Buffer.from(rvText, 'latin1');
+  const rvLength = Buffer.byteLength(rvText);
   const r = new WireReader(raw);
   let metaTag = -1;
   let metaStart = 0;
@@ -83,11 +84,11 @@ function layout(raw: Buffer, rvText: string, slot: VersionSlot): ItemLayout {
     m.skip(tag & 7);
   }
   if (insertAt < 0) insertAt = metaEnd;
-  const rvField = 1 + varintLength(rv.length) + rv.length;
+  const rvField = 1 + varintLength(rvLength) + rvLength;
   const metaLen = metaEnd - metaStart - (dropEnd - dropStart) + rvField;
   const oldMetaField = metaEnd - metaTag;
   const itemLen = raw.length - oldMetaField + 1 + varintLength(metaLen) + metaLen;
-  return { raw, rv, metaTag, metaStart, metaEnd, insertAt, dropStart, dropEnd, metaLen, itemLen };
+  return { raw, rv: rvText, rvLength, metaTag, metaStart, metaEnd, insertAt, dropStart, dropEnd, metaLen, itemLen };
 }
 
 /** Copies raw[from, to) minus the dropped range; returns the new write offset. */
@@ -105,11 +106,41 @@ function writeItem(out: Buffer, start: number, l: ItemLayout, slot: VersionSlot)
   p = putVarint(out, p, l.metaLen);
   p = copyKept(out, p, l, l.metaStart, l.insertAt);
   p = putVarint(out, p, tagOf(slot.resourceVersionId, 2));
-  p = putVarint(out, p, l.rv.length);
-  p += l.rv.copy(out, p);
+  p = putVarint(out, p, l.rvLength);
+  p += out.write(l.rv, p, 'utf8');
   p = copyKept(out, p, l, l.insertAt, l.metaEnd);
   p += l.raw.copy(out, p, l.metaEnd);
   return p;
+}
+
+/**
+ * The bytes every envelope of `tm` written by encodeEnvelope starts with:
+ * magic, then typeMeta (field 1). Compared instead of decoding each stored
+ * envelope's typeMeta into strings.
+ */
+export function envelopeHead(tm: TypeMeta): Buffer {
+  const full = encodeEnvelope(tm, Buffer.alloc(0));
+  // magic + 0x0a + len(typeMeta) + typeMeta; what follows is raw (0x12 ...).
+  const r = new WireReader(full, 5);
+  const n = r.len();
+  return Buffer.from(full.subarray(0, r.pos + n));
+}
+
+/**
+ * `envelope`'s raw message when it is laid out as encodeEnvelope writes it
+ * (the given head, raw, then empty contentEncoding and contentType or
+ * nothing); undefined otherwise (the caller decodes it the general way).
+ */
+export function rawAfterHead(head: Buffer, envelope: Uint8Array): Buffer | undefined {
+  const buf = Buffer.isBuffer(envelope) ? envelope : Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength);
+  if (buf.length <= head.length || buf.compare(head, 0, head.length, 0, head.length) !== 0 || buf[head.length] !== 0x12) return undefined;
+  const r = new WireReader(buf, head.length + 1);
+  const n = r.len();
+  const start = r.pos;
+  const end = start + n;
+  const rest = buf.length - end;
+  if (rest !== 0 && !(rest === 4 && buf[end] === 0x1a && buf[end + 1] === 0 && buf[end + 2] === 0x22 && buf[end + 3] === 0)) return undefined;
+  return buf.subarray(start, end);
 }
 
 /**

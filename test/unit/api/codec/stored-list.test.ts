@@ -1,7 +1,8 @@
 // encodeListFromStored: a List page from stored envelopes that carry no
 // resourceVersion equals encoding the decoded items with their versions set.
 import { describe, expect, it } from 'vitest';
-import { type ApiCodec, encodeEnvelope, isCodecError, loadApiCodec } from '../../../../src/api/codec/index.js';
+import { type ApiCodec, decodeEnvelope, encodeEnvelope, isCodecError, loadApiCodec } from '../../../../src/api/codec/index.js';
+import { envelopeHead, rawAfterHead } from '../../../../src/api/codec/stored-list.js';
 import { FIXTURES, LEASE, POD, SECRET } from '../../../fixtures/api/objects.js';
 
 type Obj = Record<string, unknown>;
@@ -91,6 +92,24 @@ describe('decodeMetadata', () => {
     const b = c.encodeRaw({ metadata: { labels: { k: 'v' } }, data: { a: 'b' } }, { apiVersion: 'v1', kind: 'ConfigMap' });
     const env = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMap' }, Buffer.concat([a, b]));
     expect(c.decodeMetadata(env)).toEqual({ name: 'x', labels: { k: 'v' } });
+  });
+});
+
+describe('rawAfterHead', () => {
+  const POD_TM = { apiVersion: 'v1', kind: 'Pod' };
+  const raw = Buffer.from('0a030a0161', 'hex');
+  const plain = encodeEnvelope(POD_TM, raw);
+  it.each([
+    ['an envelope as encodeEnvelope writes it', plain, raw],
+    ['without the empty trailing fields', plain.subarray(0, plain.length - 4), raw],
+    ['another kind', encodeEnvelope({ apiVersion: 'v1', kind: 'Secret' }, raw), undefined],
+    ['another apiVersion', encodeEnvelope({ apiVersion: 'v2', kind: 'Pod' }, raw), undefined],
+    ['a contentEncoding', Buffer.concat([plain.subarray(0, plain.length - 4), Buffer.from('1a01782200', 'hex')]), undefined],
+    ['only the head', envelopeHead(POD_TM), undefined],
+  ])('%s', (_what, envelope, expected) => {
+    const got = rawAfterHead(envelopeHead(POD_TM), envelope);
+    expect(got?.toString('hex')).toBe(expected?.toString('hex'));
+    if (expected !== undefined) expect(got?.toString('hex')).toBe(decodeEnvelope(envelope).raw.toString('hex'));
   });
 });
 
