@@ -147,6 +147,8 @@ async function main() {
   const row = (what, lat) => [what, `${pct(lat, 0.5)}/${pct(lat, 0.99)}`, String(lat.length)];
   process.stdout.write(`\n${table(['page of 500', 'p50/p99 ms', 'samples'], [row('JSON', json.lat), row('protobuf', pb.lat), row('node:http floor (JSON bytes)', httpLat), row('node:https floor (JSON bytes)', httpsLat)])}\n`);
   process.stdout.write(`JSON page ${json.sample.length} B, protobuf page ${pb.sample.length} B\n`);
+  const slowest = (lat) => lat.map((ms, i) => [ms, i]).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([ms, i]) => `${round3(ms)} (round ${Math.floor(i / (lat.length / ROUNDS)) + 1}, page ${(i % (lat.length / ROUNDS)) + 1})`).join(', ');
+  process.stdout.write(`slowest JSON pages ms: ${slowest(json.lat)}\nslowest protobuf pages ms: ${slowest(pb.lat)}\n`);
   const perPod = (a, b, field) => round3((b[field] - a[field]) / PODS);
   process.stdout.write(`per stored pod (after a full GC), bytes: heap ${perPod(heap0, heap1, 'heapUsed')} after the creates, ${perPod(heap0, heap2, 'heapUsed')} after listing; off-heap (external) ${perPod(heap0, heap1, 'external')} / ${perPod(heap0, heap2, 'external')}\n`);
 }
