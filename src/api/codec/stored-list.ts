@@ -91,17 +91,22 @@ function layout(raw: Buffer, rvText: string, slot: VersionSlot): ItemLayout {
   return { raw, rv: rvText, rvLength, metaTag, metaStart, metaEnd, insertAt, dropStart, dropEnd, metaLen, itemLen };
 }
 
+/** Copies raw[from, to) into out at p; empty ranges cost nothing (most of a page's ranges are). */
+function copyRange(out: Buffer, p: number, raw: Buffer, from: number, to: number): number {
+  return to > from ? p + raw.copy(out, p, from, to) : p;
+}
+
 /** Copies raw[from, to) minus the dropped range; returns the new write offset. */
 function copyKept(out: Buffer, p: number, l: ItemLayout, from: number, to: number): number {
   const a = Math.max(from, Math.min(to, l.dropStart));
-  p += l.raw.copy(out, p, from, a);
+  p = copyRange(out, p, l.raw, from, a);
   const b = Math.min(to, Math.max(from, l.dropEnd));
-  return p + l.raw.copy(out, p, b, to);
+  return copyRange(out, p, l.raw, b, to);
 }
 
 function writeItem(out: Buffer, start: number, l: ItemLayout, slot: VersionSlot): number {
   let p = start;
-  p += l.raw.copy(out, p, 0, l.metaTag);
+  p = copyRange(out, p, l.raw, 0, l.metaTag);
   p = putVarint(out, p, tagOf(slot.metadataId, 2));
   p = putVarint(out, p, l.metaLen);
   p = copyKept(out, p, l, l.metaStart, l.insertAt);
@@ -109,8 +114,7 @@ function writeItem(out: Buffer, start: number, l: ItemLayout, slot: VersionSlot)
   p = putVarint(out, p, l.rvLength);
   p += out.write(l.rv, p, 'utf8');
   p = copyKept(out, p, l, l.insertAt, l.metaEnd);
-  p += l.raw.copy(out, p, l.metaEnd);
-  return p;
+  return copyRange(out, p, l.raw, l.metaEnd, l.raw.length);
 }
 
 /**
