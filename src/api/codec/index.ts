@@ -11,6 +11,7 @@ import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
 import type { MessagePlan } from './plan.js';
 import { type KindEntry, SERVED_KINDS, kindKey } from './registry.js';
+import { assembleStoredList, envelopeHead, rawAfterHead, type StoredItem, type VersionSlot } from './stored-list.js';
 import { parseJsonStrict } from './strict-json.js';
 import { walkObject } from './validate.js';
 import { decodeWatchEvent } from './watch.js';
@@ -22,6 +23,7 @@ export { ENVELOPE_MAGIC, decodeEnvelope, encodeEnvelope, hasEnvelopeMagic, type 
 export { JsonStreamSplitter } from './json-stream.js';
 export { SERVED_KINDS, type KindEntry } from './registry.js';
 export { fieldValidationMessages } from './validate.js';
+export type { StoredItem } from './stored-list.js';
 export { MAX_JSON_DEPTH, parseJsonStrict, type StrictJson } from './strict-json.js';
 export { WatchFrameDecoder, encodeWatchFrame, type WatchEventType, type WatchFrame } from './watch.js';
 export { parseYamlStrict } from './yaml-strict.js';
@@ -47,12 +49,21 @@ export interface ApiCodec {
   encode(obj: ApiObject, tm?: TypeMeta): Buffer;
   /** The object of an envelope, with kind and apiVersion set from it. Throws CodecError EENVELOPE/EKIND/EWIRE. */
   decode(buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject };
+  /** An envelope's `metadata` alone (the rest is skipped, not decoded); undefined when the object has none. Throws as decode. */
+  decodeMetadata(buf: Uint8Array): ApiObject | undefined;
   /** The message alone (no envelope, no TypeMeta): what the envelope's `raw` holds. */
   encodeRaw(obj: ApiObject, tm: TypeMeta): Buffer;
   /** Decodes a message of kind `tm`; the result has no kind/apiVersion (as list items in JSON). */
   decodeRaw(raw: Uint8Array, tm: TypeMeta): ApiObject;
   /** The envelope of a List from already-encoded items (raw messages, e.g. stored envelopes' `raw`), without re-encoding them. */
   encodeListFromRaw(listTm: TypeMeta, listMeta: ApiObject, items: readonly Uint8Array[]): Buffer;
+  /**
+   * The envelope of a List (`<Kind>List`) from stored envelopes of `<Kind>`
+   * that carry no resourceVersion, each item's set to its own: no item is
+   * decoded. Throws CodecError EKIND when an envelope holds another kind or
+   * the kind has no metadata.resourceVersion, EENVELOPE/EWIRE for bad bytes.
+   */
+  encodeListFromStored(listTm: TypeMeta, listMeta: ApiObject, items: readonly StoredItem[]): Buffer;
   /** A watch frame's payload decoded down to its object. */
   decodeWatchFrame(payload: Buffer): { type: string; object: ApiObject };
   /** Parses and checks a JSON request body for kind `tm`. Throws CodecError ESYNTAX (byte offset) / EDEPTH (path) / EKIND. */
@@ -97,6 +108,53 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     return { typeMeta: env.typeMeta, object: Object.assign({ kind: env.typeMeta.kind, apiVersion: env.typeMeta.apiVersion }, body) };
   };
   compilePlans(schema.plans, (raw) => decode(raw).object);
+  const decodeMetadata = (buf: Uint8Array): ApiObject | undefined => {
+    const env = decodeEnvelope(buf);
+    const field = planOf(env.typeMeta).byName.get('metadata');
+    if (field?.message === undefined) return undefined;
+    const r = new WireReader(env.raw);
+    let meta: ApiObject | undefined;
+    while (r.pos < r.end) {
+      const tag = r.uint32();
+      if (tag !== field.tag) {
+        r.skip(tag & 7);
+        continue;
+      }
+      const n = r.len();
+      const end = r.pos + n;
+      // Repeated occurrences of a message field merge, as protobuf says.
+      meta = field.message.decode(r, end, meta);
+      r.pos = end;
+    }
+    return meta;
+  };
+  const slots = new Map<string, VersionSlot>();
+  const slotOf = (tm: TypeMeta): VersionSlot => {
+    const k = kindKey(tm);
+    let slot = slots.get(k);
+    if (slot === undefined) {
+      const meta = planOf(tm).byName.get('metadata');
+      const rv = meta?.message?.byName.get('resourceVersion');
+      if (meta === undefined || rv === undefined) throw new CodecError('EKIND', `kind ${JSON.stringify(tm.kind)} has no metadata.resourceVersion`);
+      slot = { metadataId: meta.id, resourceVersionId: rv.id };
+      slots.set(k, slot);
+    }
+    return slot;
+  };
+  const heads = new Map<string, Buffer>();
+  const headOf = (tm: TypeMeta): Buffer => {
+    let head = heads.get(kindKey(tm));
+    if (head === undefined) {
+      head = envelopeHead(tm);
+      heads.set(kindKey(tm), head);
+    }
+    return head;
+  };
+  const encodeListMeta = (meta: ApiObject): Uint8Array => {
+    const w = schema.newWriter();
+    listMeta.encode(meta, w);
+    return w.finish();
+  };
   const strict = (parsed: { value: unknown; duplicates: string[] }, tm: TypeMeta): StrictDecodeResult => {
     const walked = walkObject(planOf(tm), parsed.value, typeMetaKinds);
     return { object: walked.object, unknownFields: walked.unknownFields, duplicateFields: parsed.duplicates, typeErrors: walked.typeErrors };
@@ -109,13 +167,12 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
       return encodeEnvelope(t, encodeRaw(obj, t));
     },
     decode,
+    decodeMetadata,
     encodeRaw,
     decodeRaw,
     encodeListFromRaw: (listTm, meta, items) => {
       planOf(listTm);
-      const w = schema.newWriter();
-      listMeta.encode(meta, w);
-      const lm = w.finish();
+      const lm = encodeListMeta(meta);
       // Every List is {metadata = 1: ListMeta, items = 2: repeated item}; items are copied once, into the response.
       let len = 1 + varintLength(lm.length) + lm.length;
       for (const item of items) len += 1 + varintLength(item.length) + item.length;
@@ -133,6 +190,20 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
         }
         return p;
       });
+    },
+    encodeListFromStored: (listTm, meta, items) => {
+      planOf(listTm);
+      const itemTm = { apiVersion: listTm.apiVersion, kind: listTm.kind.replace(/List$/, '') };
+      const slot = slotOf(itemTm);
+      const head = headOf(itemTm);
+      const unwrap = (envelope: Uint8Array): Buffer => {
+        const fast = rawAfterHead(head, envelope);
+        if (fast !== undefined) return fast;
+        const env = decodeEnvelope(envelope);
+        if (env.typeMeta.kind !== itemTm.kind || env.typeMeta.apiVersion !== itemTm.apiVersion) throw new CodecError('EKIND', `a ${listTm.kind} cannot hold a ${env.typeMeta.apiVersion} ${env.typeMeta.kind}`);
+        return env.raw;
+      };
+      return assembleStoredList(listTm, encodeListMeta(meta), items, { slot, unwrap });
     },
     decodeWatchFrame: (payload) => {
       const ev = decodeWatchEvent(payload);

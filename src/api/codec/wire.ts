@@ -98,9 +98,12 @@ export class WireReader {
       case 1:
         this.pos += 8;
         break;
-      case 2:
-        this.pos += this.len();
+      case 2: {
+        // len() moves pos past the length itself: read it before adding (`pos += len()` would add to the old pos).
+        const n = this.len();
+        this.pos += n;
         return;
+      }
       case 5:
         this.pos += 4;
         break;

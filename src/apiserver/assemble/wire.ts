@@ -8,7 +8,7 @@ import { encodeWatchFrame, hasEnvelopeMagic, isCodecError, type ApiCodec, type T
 import { MEDIA_PROTOBUF, MEDIA_YAML } from '../../api/media.js';
 import { cannotHandle } from '../handlers/body.js';
 import type { DecodedBody, GroupVersionKind, WireCodec } from '../handlers/ports.js';
-import type { ApiObject, StorageCodec } from '../registry/types.js';
+import type { ApiObject, ObjectMeta, StorageCodec } from '../registry/types.js';
 
 const tmOf = (gvk: GroupVersionKind): TypeMeta => ({ apiVersion: gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`, kind: gvk.kind });
 
@@ -22,6 +22,11 @@ export function wireCodec(codec: ApiCodec): WireCodec {
   return {
     hasProtobuf: (gvk) => codec.hasKind(tmOf(gvk)),
     encodeProtobuf: (obj, gvk) => codec.encode(obj as unknown as Record<string, unknown>, tmOf(gvk)),
+    encodeStoredList(gvk, listMeta, values) {
+      // Kinds stored as JSON (RBAC's) and a page holding one are encoded the slow way, by the caller.
+      if (!codec.hasKind(tmOf(gvk)) || !values.every((v) => hasEnvelopeMagic(v.value))) return undefined;
+      return codec.encodeListFromStored(tmOf(gvk), listMeta, values.map((v) => ({ envelope: v.value, resourceVersion: String(v.modRevision) })));
+    },
     encodeWatchFrame: (type, obj, gvk) => encodeWatchFrame(type, codec.encode(obj as unknown as Record<string, unknown>, tmOf(gvk))),
     decodeBody(bytes, mediaType, gvk): DecodedBody {
       const tm = tmOf(gvk);
@@ -53,12 +58,28 @@ function plainJson(bytes: Buffer, gvk: GroupVersionKind): DecodedBody {
   return { object: v as ApiObject, unknownFields: [], duplicateFields: [], typeErrors: [] };
 }
 
+/**
+ * A stored value in memory of its own. Small Buffers are slices of Node's
+ * shared 8 KiB pool: a value the memory store keeps for minutes would pin a
+ * whole slab, mostly the request's garbage (measured: 5.4 KiB off-heap per
+ * stored pod instead of its 0.8 KiB).
+ */
+function ownMemory(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const own = Buffer.allocUnsafeSlow(b.length);
+  b.copy(own);
+  return own;
+}
+
 export function storageCodec(codec: ApiCodec): StorageCodec {
   return {
     encode(obj) {
       const o = obj as unknown as Record<string, unknown>;
       const tm = { apiVersion: String(o['apiVersion'] ?? ''), kind: String(o['kind'] ?? '') };
-      return codec.hasKind(tm) ? codec.encode(o, tm) : Buffer.from(JSON.stringify(obj));
+      return ownMemory(codec.hasKind(tm) ? codec.encode(o, tm) : Buffer.from(JSON.stringify(obj)));
+    },
+    decodeMetadata(bytes) {
+      return hasEnvelopeMagic(bytes) ? ((codec.decodeMetadata(bytes) ?? {}) as ObjectMeta) : undefined;
     },
     decode(bytes) {
       if (hasEnvelopeMagic(bytes)) return codec.decode(bytes).object as ApiObject;

@@ -74,6 +74,8 @@ export interface WireCodec {
   hasProtobuf(gvk: GroupVersionKind): boolean;
   /** The §4.9 envelope of an object, list or Status. */
   encodeProtobuf(obj: ApiObject | ObjectList | Status, gvk: GroupVersionKind): Buffer;
+  /** The envelope of a `<Kind>List` page (`gvk` is the list's) from stored values, none decoded; undefined when they are not stored in that kind's protobuf form. */
+  encodeStoredList?(gvk: GroupVersionKind, listMeta: ObjectList['metadata'], values: readonly { value: Uint8Array; modRevision: number }[]): Buffer | undefined;
   /** One protobuf watch frame: length prefix + WatchEvent{type, raw envelope}. */
   encodeWatchFrame(type: string, obj: ApiObject | Status, gvk: GroupVersionKind): Buffer;
   /** A request body in `mediaType` (JSON, YAML or protobuf), decoded against `gvk`'s schema. Throws ApiError (400) for bytes that do not parse. */

@@ -4,7 +4,7 @@
 // object. Pure.
 import { apiErrors } from '../../api/errors.js';
 import { listPrefix, objectKey } from './object.js';
-import type { ApiObject, Selection, Strategy } from './types.js';
+import type { ApiObject, ObjectMeta, Selection, Strategy } from './types.js';
 
 const COMMON_FIELDS: readonly string[] = ['metadata.name', 'metadata.namespace'];
 
@@ -37,6 +37,26 @@ export function matcher(strategy: Strategy, selection: Selection | undefined): (
     if (labels !== undefined && !labels(obj.metadata.labels ?? {})) return false;
     if (fields === undefined && hint === undefined) return true;
     const set = fieldSet(strategy, obj);
+    return (hint === undefined || set[hint.field] === hint.value) && (fields === undefined || fields(set));
+  };
+}
+
+/**
+ * The predicate over metadata alone, when the selection needs nothing else
+ * (labels, `metadata.name`, `metadata.namespace`): a list then decodes only
+ * each object's metadata to select it. undefined when it needs more (or
+ * selects everything).
+ */
+export function metadataMatcher(strategy: Strategy, selection: Selection | undefined): ((meta: ObjectMeta) => boolean) | undefined {
+  if (selection === undefined || isEverything(selection)) return undefined;
+  const named = [...(selection.fieldNames ?? []), ...(selection.hint === undefined ? [] : [selection.hint.field])];
+  if (!named.every((f) => COMMON_FIELDS.includes(f))) return undefined;
+  const { labels, fields, hint } = selection;
+  return (meta) => {
+    if (labels !== undefined && !labels(meta.labels ?? {})) return false;
+    if (fields === undefined && hint === undefined) return true;
+    const set: Record<string, string> = { 'metadata.name': meta.name ?? '' };
+    if (strategy.info.namespaced) set['metadata.namespace'] = meta.namespace ?? '';
     return (hint === undefined || set[hint.field] === hint.value) && (fields === undefined || fields(set));
   };
 }

@@ -9,7 +9,7 @@ import { decodeStored, rethrow, type StoreContext } from './context.js';
 import { decodeContinue, encodeContinue, expiredContinue, type ContinueToken } from './continue-token.js';
 import { apiVersionOf } from './object.js';
 import { waitForRevision } from './revision.js';
-import { checkSelection, matcher, selectionPrefix } from './selection.js';
+import { checkSelection, matcher, metadataMatcher, selectionPrefix } from './selection.js';
 import type { ApiObject, ListRequest, ObjectList, ReadAt } from './types.js';
 
 interface ReadPlan {
@@ -39,7 +39,19 @@ async function planRead(ctx: StoreContext, readAt: ReadAt): Promise<ReadPlan> {
   }
 }
 
-export async function listObjects(ctx: StoreContext, namespace: string, req: ListRequest): Promise<ObjectList> {
+/**
+ * One page as stored: the values in key order, read at one revision, with
+ * the list's metadata. `decode` gives a value's object (once: the selection
+ * may have decoded it already). The handlers assemble protobuf pages from
+ * `values` without decoding them.
+ */
+export interface ListPage {
+  metadata: ObjectList['metadata'];
+  values: readonly StoredValue[];
+  decode(kv: StoredValue): ApiObject;
+}
+
+export async function listPage(ctx: StoreContext, namespace: string, req: ListRequest): Promise<ListPage> {
   checkSelection(ctx.strategy, req.selection);
   const { revision, token } = await planRead(ctx, req.readAt);
   const prefix = selectionPrefix(ctx.strategy, namespace, req.selection);
@@ -60,20 +72,35 @@ export async function listObjects(ctx: StoreContext, namespace: string, req: Lis
       ...(revision === undefined ? {} : { revision }),
       ...(token === undefined ? {} : { startKey: prefix + token.start }),
       ...(limit === undefined ? {} : { limit }),
-      ...(match === undefined ? {} : { predicate: (kv: StoredValue) => match(decode(kv)) }),
+      ...(match === undefined ? {} : { predicate: selectWith(ctx, req, match, decode) }),
     });
   } catch (e) {
     if (token !== undefined && isStorageError(e, 'Compacted')) throw expiredContinue(token, ctx.clock.now());
     return rethrow(ctx, e, '');
   }
-  const info = ctx.strategy.info;
-  const list: ObjectList = { apiVersion: apiVersionOf(info), kind: `${info.kind}List`, metadata: { resourceVersion: String(res.revision) }, items: res.items.map(decode) };
+  const metadata: ObjectList['metadata'] = { resourceVersion: String(res.revision) };
   const last = res.items.at(-1);
   if (limit !== undefined && res.more && last !== undefined) {
     const issued = token?.issued ?? ctx.clock.now();
-    list.metadata.continue = encodeContinue({ rv: res.revision, start: `${last.key.slice(prefix.length)}\x00`, issued });
-    if (match === undefined && res.remaining !== undefined && res.remaining > 0) list.metadata.remainingItemCount = res.remaining;
+    metadata.continue = encodeContinue({ rv: res.revision, start: `${last.key.slice(prefix.length)}\x00`, issued });
+    if (match === undefined && res.remaining !== undefined && res.remaining > 0) metadata.remainingItemCount = res.remaining;
   }
-  return list;
+  return { metadata, values: res.items, decode };
 }
 
+/** The storage predicate: over metadata alone when the selection allows it (most objects a selective list skips are then never decoded whole). */
+function selectWith(ctx: StoreContext, req: ListRequest, match: (obj: ApiObject) => boolean, decode: (kv: StoredValue) => ApiObject): (kv: StoredValue) => boolean {
+  const byMeta = metadataMatcher(ctx.strategy, req.selection);
+  const { codec } = ctx;
+  if (byMeta === undefined || codec.decodeMetadata === undefined) return (kv) => match(decode(kv));
+  return (kv) => {
+    const meta = codec.decodeMetadata?.(kv.value);
+    return meta === undefined ? match(decode(kv)) : byMeta(meta);
+  };
+}
+
+export async function listObjects(ctx: StoreContext, namespace: string, req: ListRequest): Promise<ObjectList> {
+  const page = await listPage(ctx, namespace, req);
+  const info = ctx.strategy.info;
+  return { apiVersion: apiVersionOf(info), kind: `${info.kind}List`, metadata: page.metadata, items: page.values.map(page.decode) };
+}

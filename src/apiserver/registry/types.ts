@@ -51,6 +51,8 @@ export interface ObjectList {
 export interface StorageCodec {
   encode(obj: ApiObject): Uint8Array;
   decode(bytes: Uint8Array): ApiObject;
+  /** Only the metadata (for selectors that need no more); undefined when the bytes cannot be read that way (decode them). */
+  decodeMetadata?(bytes: Uint8Array): ObjectMeta | undefined;
 }
 
 /** Time source (ms since the epoch): timestamps, continue-token age. */

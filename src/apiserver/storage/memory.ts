@@ -29,6 +29,8 @@ interface LogEntry {
 }
 
 const DEFAULT_WINDOW_MS = 5 * 60_000;
+/** Lists whose live keys are kept for their next page (see liveKeys). */
+const LIVE_MEMO_LISTS = 4;
 
 export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
   return new MemoryStorage(opts.historyWindowMs ?? DEFAULT_WINDOW_MS, opts.now ?? Date.now);
@@ -44,6 +46,8 @@ class MemoryStorage implements Storage {
   /** log[i].rev === compacted + 1 + i: revisions are contiguous. */
   private log: LogEntry[] = [];
   private readonly waiters = new Set<() => void>();
+  /** Recent answers of liveKeys(), most recent first. */
+  private readonly liveMemo: { prefix: string; at: number; keys: readonly string[] }[] = [];
 
   constructor(
     private readonly windowMs: number,
@@ -70,9 +74,15 @@ class MemoryStorage implements Storage {
       const at = this.readRevision(prefix, opts.revision);
       const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
       const from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
+      if (opts.predicate === undefined) {
+        const live = this.liveKeys(prefix, at);
+        const first = lowerBound(live, from);
+        const end = Math.min(live.length, first + limit);
+        const items = live.slice(first, end).map((key) => this.read(key, at)!);
+        return { items, revision: at, more: end < live.length, remaining: live.length - end };
+      }
       const items: StoredValue[] = [];
       let more = false;
-      let remaining = 0;
       for (let i = lowerBound(this.keys, from); i < this.keys.length; i++) {
         const key = this.keys[i]!;
         if (!key.startsWith(prefix)) break;
@@ -80,13 +90,11 @@ class MemoryStorage implements Storage {
         if (kv === undefined) continue;
         if (items.length >= limit) {
           more = true;
-          if (opts.predicate !== undefined) break;
-          remaining++;
-          continue;
+          break;
         }
-        if (opts.predicate === undefined || opts.predicate(kv)) items.push(kv);
+        if (opts.predicate(kv)) items.push(kv);
       }
-      return { items, revision: at, more, remaining: opts.predicate === undefined ? remaining : undefined };
+      return { items, revision: at, more, remaining: undefined };
     });
   }
 
@@ -217,6 +225,43 @@ class MemoryStorage implements Storage {
       return v.value === undefined ? undefined : { key, value: v.value, createRevision: v.createRevision, modRevision: v.rev };
     }
     return undefined;
+  }
+
+  /**
+   * The keys under `prefix` that have a value at revision `at`, sorted. The
+   * state at a revision inside the window never changes (later writes get
+   * later revisions; compaction only drops what no read at or above the
+   * compacted revision sees), so the answer is kept for the next pages of the
+   * same list: a page is then a slice, and remainingItemCount a subtraction.
+   * A few lists are kept (clients paging concurrently), the least recent out.
+   */
+  private liveKeys(prefix: string, at: number): readonly string[] {
+    const hit = this.liveMemo.findIndex((m) => m.prefix === prefix && m.at === at);
+    if (hit >= 0) {
+      const m = this.liveMemo.splice(hit, 1)[0]!;
+      this.liveMemo.unshift(m);
+      return m.keys;
+    }
+    const keys: string[] = [];
+    for (let i = lowerBound(this.keys, prefix); i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(prefix)) break;
+      if (this.exists(key, at)) keys.push(key);
+    }
+    this.liveMemo.unshift({ prefix, at, keys });
+    this.liveMemo.length = Math.min(this.liveMemo.length, LIVE_MEMO_LISTS);
+    return keys;
+  }
+
+  /** Whether `key` has a value as of revision `at` (read's answer without building it). */
+  private exists(key: string, at: number): boolean {
+    const versions = this.versions.get(key);
+    if (versions === undefined) return false;
+    for (let i = versions.length - 1; i >= 0; i--) {
+      const v = versions[i]!;
+      if (v.rev <= at) return v.value !== undefined;
+    }
+    return false;
   }
 
   private readRevision(key: string, revision: number | undefined): number {

@@ -36,6 +36,8 @@ describe('hand-computed encodings', () => {
   it('skips fields it does not know and rejects truncated input naming the field', async () => {
     const c = await loadApiCodec();
     expect(c.decodeRaw(hex('f80701 0a03 0a0161'), POD_TM)).toEqual({ metadata: { name: 'a' } });
+    // An unknown length-delimited field (99, "ab") before a known one: skipped whole, length byte included.
+    expect(c.decodeRaw(hex('9a0602 6162 0a03 0a0161'), POD_TM)).toEqual({ metadata: { name: 'a' } });
     expect(() => c.decodeRaw(hex('0a05 0a0361'), POD_TM)).toThrow(expect.objectContaining({ code: 'EWIRE', field: 'metadata' }));
     // spec{ containers[0]{ name "c" }, containers[1]{ resources{ limits entry overrunning } } }
     expect(() => c.decodeRaw(hex('120d 1203 0a0163 1206 4204 0a05 0a03'), POD_TM)).toThrow(expect.objectContaining({ code: 'EWIRE', field: 'spec.containers[1].resources.limits' }));
