@@ -173,12 +173,17 @@ function sleepUntilWoken(w: Watcher, idleMs: number | undefined): Promise<boolea
 
 async function* deliver(cache: WatchCache, w: Watcher): AsyncGenerator<StorageEvent, void, undefined> {
   const { sub } = w;
-  const onAbort = (): void => end(w, undefined, true);
+  // A flag, not signal.aborted per event: the abort listener sets it.
+  let aborted = sub.signal.aborted;
+  const onAbort = (): void => {
+    aborted = true;
+    end(w, undefined, true);
+  };
   sub.signal.addEventListener('abort', onAbort, { once: true });
   let lastSent = performance.now();
   try {
     for (;;) {
-      if (sub.signal.aborted) return;
+      if (aborted) return;
       if (w.head < w.queue.length) {
         const ev = w.queue[w.head]!;
         w.head++;
@@ -196,7 +201,7 @@ async function* deliver(cache: WatchCache, w: Watcher): AsyncGenerator<StorageEv
       }
       const interval = sub.progressIntervalMs;
       const woke = await sleepUntilWoken(w, interval === undefined ? undefined : lastSent + interval - performance.now());
-      if (!woke && !w.ended && !sub.signal.aborted) {
+      if (!woke && !w.ended && !aborted) {
         lastSent = performance.now();
         yield { type: 'progress', revision: Math.max(cache.rev, sub.afterRevision) };
       }
