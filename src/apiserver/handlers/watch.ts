@@ -41,7 +41,7 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
     let lastRv = start.kind === 'StartExact' ? String(start.rv) : undefined;
     for await (const ev of events) {
       if (ev.type !== 'ERROR') lastRv = ev.object.metadata.resourceVersion ?? lastRv;
-      await write(ctx, ev.type, ev.object);
+      await write(ctx, ev.type, ev.object, stop.signal);
       if (ctx.res.destroyed) break;
     }
     flush(ctx.res);
@@ -52,7 +52,7 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
     }
     // Ended by the timeout or the server's stop (not the client): leave the client a place to resume from.
     if (!ctx.res.destroyed && q.allowWatchBookmarks && lastRv !== undefined) {
-      await write(ctx, 'BOOKMARK', { apiVersion: apiVersionOf(ctx), kind: ctx.gvk.kind, metadata: { resourceVersion: lastRv } });
+      await write(ctx, 'BOOKMARK', { apiVersion: apiVersionOf(ctx), kind: ctx.gvk.kind, metadata: { resourceVersion: lastRv } }, stop.signal);
     }
     flush(ctx.res);
     // Returns once the end is handed to the OS: a stopping server closes every connection as soon as its handlers return.
@@ -106,7 +106,7 @@ function flush(res: RequestContext['res']): void {
 }
 
 /** Writes one event; waits only while the client's stream holds more than STREAM_HIGH_WATER_BYTES, so a slow watcher holds back only its own stream. */
-async function write(ctx: RequestContext, type: string, object: ApiObject | Status): Promise<void> {
+async function write(ctx: RequestContext, type: string, object: ApiObject | Status, stop: AbortSignal): Promise<void> {
   const { res } = ctx;
   if (res.destroyed) return;
   const chunk = encode(ctx, type, object);
@@ -115,15 +115,18 @@ async function write(ctx: RequestContext, type: string, object: ApiObject | Stat
     corked.set(res, setImmediate(() => flush(res)));
   }
   res.write(chunk);
-  if (res.writableLength <= STREAM_HIGH_WATER_BYTES || res.destroyed) return;
+  if (res.writableLength <= STREAM_HIGH_WATER_BYTES || res.destroyed || stop.aborted) return;
   flush(res);
+  // Also stops waiting when the watch ends (timeout, server stop): a client that stopped reading must not hold the handler past them.
   await new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('drain', done);
       res.off('close', done);
+      stop.removeEventListener('abort', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
+    stop.addEventListener('abort', done, { once: true });
   });
 }
