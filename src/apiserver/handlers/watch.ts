@@ -41,9 +41,10 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
     let lastRv = start.kind === 'StartExact' ? String(start.rv) : undefined;
     for await (const ev of events) {
       if (ev.type !== 'ERROR') lastRv = ev.object.metadata.resourceVersion ?? lastRv;
-      await write(ctx, ev.type, ev.object);
+      await write(ctx, ev.type, ev.object, stop.signal);
       if (ctx.res.destroyed) break;
     }
+    flush(ctx.res);
     // Dropped by fault injection: the connection breaks, as a network fault would break it.
     if (dropped?.aborted === true) {
       ctx.res.destroy();
@@ -51,10 +52,16 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
     }
     // Ended by the timeout or the server's stop (not the client): leave the client a place to resume from.
     if (!ctx.res.destroyed && q.allowWatchBookmarks && lastRv !== undefined) {
-      await write(ctx, 'BOOKMARK', { apiVersion: apiVersionOf(ctx), kind: ctx.gvk.kind, metadata: { resourceVersion: lastRv } });
+      await write(ctx, 'BOOKMARK', { apiVersion: apiVersionOf(ctx), kind: ctx.gvk.kind, metadata: { resourceVersion: lastRv } }, stop.signal);
     }
-    ctx.res.end();
+    flush(ctx.res);
+    // Returns once the end is handed to the OS: a stopping server closes every connection as soon as its handlers return.
+    await new Promise<void>((resolve) => {
+      ctx.res.once('close', resolve);
+      ctx.res.end(resolve);
+    });
   } finally {
+    flush(ctx.res);
     clearTimeout(timer);
     ctx.req.signal.removeEventListener('abort', onGone);
     dropped?.removeEventListener('abort', onGone);
@@ -63,11 +70,11 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
 
 const apiVersionOf = (ctx: RequestContext): string => (ctx.gvk.group === '' ? ctx.gvk.version : `${ctx.gvk.group}/${ctx.gvk.version}`);
 
-/** Encoded events, shared by the watchers that send the same event object (see the registry's translate). */
-const jsonLines = new RecentCache<object, Map<string, string>>();
+/** Encoded events, shared by the watchers that send the same event object (see the registry's translate): one Buffer per (event, media type) written to every stream. */
+const jsonLines = new RecentCache<object, Map<string, Buffer>>();
 const protoFrames = new RecentCache<object, Map<string, Buffer>>();
 
-function encode(ctx: RequestContext, type: string, object: ApiObject | Status): string | Buffer {
+function encode(ctx: RequestContext, type: string, object: ApiObject | Status): Buffer {
   if (ctx.answer.choice?.mediaType === MEDIA_PROTOBUF) {
     const byType = protoFrames.get(object, () => new Map());
     let frame = byType.get(type);
@@ -76,23 +83,50 @@ function encode(ctx: RequestContext, type: string, object: ApiObject | Status): 
   }
   const byType = jsonLines.get(object, () => new Map());
   let line = byType.get(type);
-  if (line === undefined) byType.set(type, (line = `${JSON.stringify({ type, object })}\n`));
+  if (line === undefined) byType.set(type, (line = Buffer.from(`${JSON.stringify({ type, object })}\n`)));
   return line;
 }
 
-/** Writes one event; waits while the client's socket is full, so a slow watcher holds back only its own stream. */
-async function write(ctx: RequestContext, type: string, object: ApiObject | Status): Promise<void> {
+/**
+ * Bytes a stream may hold unsent before its watch stops reading events (the
+ * events then queue in the resource's fan-out, which ends a watcher too far
+ * behind): enough for a burst of changes, bounded per client.
+ */
+const STREAM_HIGH_WATER_BYTES = 1024 * 1024;
+
+/** Streams corked until the next turn of the event loop: the events of one turn leave as one chunk and one TLS write. */
+const corked = new Map<RequestContext['res'], NodeJS.Immediate>();
+
+function flush(res: RequestContext['res']): void {
+  const pending = corked.get(res);
+  if (pending === undefined) return;
+  clearImmediate(pending);
+  corked.delete(res);
+  res.uncork();
+}
+
+/** Writes one event; waits only while the client's stream holds more than STREAM_HIGH_WATER_BYTES, so a slow watcher holds back only its own stream. */
+async function write(ctx: RequestContext, type: string, object: ApiObject | Status, stop: AbortSignal): Promise<void> {
   const { res } = ctx;
   if (res.destroyed) return;
   const chunk = encode(ctx, type, object);
-  if (res.write(chunk) || res.destroyed) return;
+  if (!corked.has(res)) {
+    res.cork();
+    corked.set(res, setImmediate(() => flush(res)));
+  }
+  res.write(chunk);
+  if (res.writableLength <= STREAM_HIGH_WATER_BYTES || res.destroyed || stop.aborted) return;
+  flush(res);
+  // Also stops waiting when the watch ends (timeout, server stop): a client that stopped reading must not hold the handler past them.
   await new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('drain', done);
       res.off('close', done);
+      stop.removeEventListener('abort', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
+    stop.addEventListener('abort', done, { once: true });
   });
 }

@@ -5,7 +5,9 @@
 // is DELETED, one that starts matching is ADDED), bookmarks when asked, and
 // one ERROR event (410 Expired) when the start is older than the retained
 // history. The iterable ends when the request's signal aborts or the store
-// closes; it holds no timer of its own (storage's progress drives bookmarks).
+// closes. The changes come from the resource's shared watch (watch-cache.ts:
+// one storage watch and one decode per change for all watchers), or, for a
+// start older than its history, from a storage watch of its own.
 import { apiErrors } from '../../api/errors.js';
 import { RecentCache } from '../../util/recent-cache.js';
 import { isStorageError, type StorageEvent } from '../storage/interface.js';
@@ -14,6 +16,8 @@ import { apiVersionOf, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
 import { checkSelection, matcher, selectionPrefix } from './selection.js';
 import { listObjects } from './store-list.js';
+import { resourcePrefix } from './object.js';
+import { subscribe } from './watch-cache.js';
 import type { ApiObject, WatchEvent, WatchRequest } from './types.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'platform.io/initial-events-end';
@@ -30,11 +34,25 @@ export function bookmark(ctx: StoreContext, revision: number, annotations?: Reco
  */
 const unfiltered = new RecentCache<StorageEvent, WatchEvent | undefined>();
 
+/**
+ * Stored values decoded once for every watcher that sees them (selected
+ * watchers each evaluate their selection, on the same decoded object).
+ */
+const decoded = new RecentCache<object, ApiObject>();
+const decodedPrev = new RecentCache<object, ApiObject>();
+
 /** One storage event as the watcher sees it through its selection (undefined: nothing to send). */
 export function translate(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObject) => boolean) | undefined): WatchEvent | undefined {
   if (match === undefined && ev.type !== 'progress') return unfiltered.get(ev, () => translateOnce(ctx, ev, undefined));
   return translateOnce(ctx, ev, match);
 }
+
+/** The event's current state (a put's new value), decoded once per event. */
+const decodeNow = (ctx: StoreContext, ev: Extract<StorageEvent, { type: 'put' }>): ApiObject => decoded.get(ev.kv, () => decodeStored(ctx, ev.kv));
+
+/** The state before the event with the event's revision (what a delete, or a watcher that stops matching, sees), decoded once per event. */
+const decodePrev = (ctx: StoreContext, ev: Exclude<StorageEvent, { type: 'progress' }>): ApiObject | undefined =>
+  ev.prev === undefined ? undefined : decodedPrev.get(ev, () => withVersion(ctx.codec.decode(ev.prev!.value), ctx.strategy.info, ev.type === 'put' ? ev.kv.modRevision : ev.revision));
 
 function translateOnce(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObject) => boolean) | undefined): WatchEvent | undefined {
   const passes = (o: ApiObject): boolean => match === undefined || match(o);
@@ -42,16 +60,16 @@ function translateOnce(ctx: StoreContext, ev: StorageEvent, match: ((obj: ApiObj
     case 'progress':
       return bookmark(ctx, ev.revision);
     case 'delete': {
-      const prev = withVersion(ctx.codec.decode(ev.prev.value), ctx.strategy.info, ev.revision);
+      const prev = decodePrev(ctx, ev)!;
       return passes(prev) ? { type: 'DELETED', object: prev } : undefined;
     }
     case 'put': {
-      const now = decodeStored(ctx, ev.kv);
+      const now = decodeNow(ctx, ev);
       const nowPasses = passes(now);
       if (ev.prev === undefined) return nowPasses ? { type: 'ADDED', object: now } : undefined;
       if (match === undefined) return { type: 'MODIFIED', object: now };
       // The previous state with the event's revision: what a watcher that stops matching sees deleted.
-      const prev = withVersion(ctx.codec.decode(ev.prev.value), ctx.strategy.info, ev.kv.modRevision);
+      const prev = decodePrev(ctx, ev)!;
       const prevPasses = passes(prev);
       if (nowPasses && prevPasses) return { type: 'MODIFIED', object: now };
       if (nowPasses) return { type: 'ADDED', object: now };
@@ -98,7 +116,9 @@ export async function watchObjects(ctx: StoreContext, namespace: string, req: Wa
       yield ev;
     }
     try {
-      for await (const ev of ctx.storage.watch(prefix, { afterRevision: start.after, signal: req.signal, ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }) })) {
+      const opts = { afterRevision: start.after, signal: req.signal, ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }) };
+      const shared = subscribe(ctx.storage, resourcePrefix(ctx.strategy.info), { ...opts, prefix }, { progressIntervalMs: ctx.options.bookmarkIntervalMs });
+      for await (const ev of shared ?? ctx.storage.watch(prefix, opts)) {
         const out = translate(ctx, ev, match);
         if (out !== undefined) yield out;
       }

@@ -129,6 +129,19 @@ describe('watch', () => {
     expect(list.items.map((i) => i.metadata.name)).toEqual(['node1']);
   });
 
+  it('watchers with different selections see one decoded object per change (the fan-out decodes once)', async () => {
+    await setup();
+    const cms = f.store('configmaps');
+    const start = { kind: 'StartExact', rv: await f.storage.currentRevision() } as const;
+    const x = reader(await cms.watch('ns1', { start, selection: { labels: (l) => l.x === 'y' }, signal: ac.signal }));
+    const all = reader(await cms.watch('', { start, selection: { labels: (l) => l.x !== 'z' }, signal: ac.signal }));
+    await cms.create('ns1', configMap('a', {}, { x: 'y' }));
+    const [fromX] = await x.take(1);
+    const [fromAll] = await all.take(1);
+    expect(names([fromX!, fromAll!])).toEqual(['ADDED a', 'ADDED a']);
+    expect(fromX?.object).toBe(fromAll?.object);
+  });
+
   it('ends when the signal aborts', async () => {
     await setup();
     const events = await f.store('configmaps').watch('ns1', { start: { kind: 'StartExact', rv: await f.storage.currentRevision() }, signal: ac.signal });
