@@ -56,10 +56,13 @@ export async function handleWatch(ctx: RequestContext): Promise<void> {
     }
     flush(ctx.res);
     // Returns once the end is handed to the OS: a stopping server closes every connection as soon as its handlers return.
-    await new Promise<void>((resolve) => {
-      ctx.res.once('close', resolve);
-      ctx.res.end(resolve);
-    });
+    // A response whose client already left has emitted 'close' once and will not finish: do not wait for it.
+    if (!ctx.res.destroyed && !ctx.res.closed) {
+      await new Promise<void>((resolve) => {
+        ctx.res.once('close', resolve);
+        ctx.res.end(resolve);
+      });
+    }
   } finally {
     flush(ctx.res);
     clearTimeout(timer);
