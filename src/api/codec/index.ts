@@ -6,7 +6,7 @@
 
 import type { FieldError } from '../errors.js';
 import { compilePlans } from './convert.js';
-import { decodeEnvelope, encodeEnvelope, encodeEnvelopeWith, putVarint, type TypeMeta } from './envelope.js';
+import { decodeEnvelope, encodeEnvelope, type TypeMeta } from './envelope.js';
 import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
 import type { MessagePlan } from './plan.js';
@@ -15,7 +15,7 @@ import { assembleStoredList, envelopeHead, rawAfterHead, type StoredItem, type V
 import { parseJsonStrict } from './strict-json.js';
 import { walkObject } from './validate.js';
 import { decodeWatchEvent } from './watch.js';
-import { WireReader, varintLength } from './wire.js';
+import { WireReader } from './wire.js';
 import { parseYamlStrict } from './yaml-strict.js';
 
 export { CodecError, isCodecError, type CodecErrorCode } from './errors.js';
@@ -55,8 +55,6 @@ export interface ApiCodec {
   encodeRaw(obj: ApiObject, tm: TypeMeta): Buffer;
   /** Decodes a message of kind `tm`; the result has no kind/apiVersion (as list items in JSON). */
   decodeRaw(raw: Uint8Array, tm: TypeMeta): ApiObject;
-  /** The envelope of a List from already-encoded items (raw messages, e.g. stored envelopes' `raw`), without re-encoding them. */
-  encodeListFromRaw(listTm: TypeMeta, listMeta: ApiObject, items: readonly Uint8Array[]): Buffer;
   /**
    * The envelope of a List (`<Kind>List`) from stored envelopes of `<Kind>`
    * that carry no resourceVersion, each item's set to its own: no item is
@@ -170,27 +168,6 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     decodeMetadata,
     encodeRaw,
     decodeRaw,
-    encodeListFromRaw: (listTm, meta, items) => {
-      planOf(listTm);
-      const lm = encodeListMeta(meta);
-      // Every List is {metadata = 1: ListMeta, items = 2: repeated item}; items are copied once, into the response.
-      let len = 1 + varintLength(lm.length) + lm.length;
-      for (const item of items) len += 1 + varintLength(item.length) + item.length;
-      return encodeEnvelopeWith(listTm, len, (out, start) => {
-        let p = start;
-        out[p++] = 0x0a;
-        p = putVarint(out, p, lm.length);
-        out.set(lm, p);
-        p += lm.length;
-        for (const item of items) {
-          out[p++] = 0x12;
-          p = putVarint(out, p, item.length);
-          out.set(item, p);
-          p += item.length;
-        }
-        return p;
-      });
-    },
     encodeListFromStored: (listTm, meta, items) => {
       planOf(listTm);
       const itemTm = { apiVersion: listTm.apiVersion, kind: listTm.kind.replace(/List$/, '') };

@@ -1,7 +1,7 @@
 // Every served kind survives JSON -> protobuf envelope -> JSON, and the
 // protobuf form is stable (encode(decode(x)) == x).
 import { describe, expect, it } from 'vitest';
-import { type ApiCodec, SERVED_KINDS, decodeEnvelope, loadApiCodec } from '../../../../src/api/codec/index.js';
+import { type ApiCodec, SERVED_KINDS, loadApiCodec } from '../../../../src/api/codec/index.js';
 import { FIXTURES, LEASE, POD, SECRET } from '../../../fixtures/api/objects.js';
 
 /** What the wire cannot carry (proto2 presence): nulls and empty lists disappear. */
@@ -96,8 +96,9 @@ describe('lists', () => {
     const { kind: _k, apiVersion: _a, ...podBody } = POD;
     const pods = [0, 1, 2].map((i) => ({ ...podBody, metadata: { ...(POD['metadata'] as object), name: `p${i}` } }));
     const stored = pods.map((p) => c.encode(p, { apiVersion: 'v1', kind: 'Pod' }));
-    const page = c.encodeListFromRaw({ apiVersion: 'v1', kind: 'PodList' }, { resourceVersion: '7', continue: '' }, stored.map((s) => decodeEnvelope(s).raw));
-    const whole = c.encode({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: '' }, items: pods });
+    const page = c.encodeListFromStored({ apiVersion: 'v1', kind: 'PodList' }, { resourceVersion: '7', continue: '' }, stored.map((envelope, i) => ({ envelope, resourceVersion: String(4 + i) })));
+    const versioned = pods.map((p, i) => ({ ...p, metadata: { ...p.metadata, resourceVersion: String(4 + i) } }));
+    const whole = c.encode({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: '' }, items: versioned });
     expect(page.equals(whole)).toBe(true);
     const back = c.decode(page).object as { items: Record<string, unknown>[] };
     expect(back.items.map((p) => (p['metadata'] as { name: string }).name)).toEqual(['p0', 'p1', 'p2']);
