@@ -9,18 +9,14 @@
 // a fixed 500-item JSON body. Prints a table, writes bench/results/apiserver.json.
 //
 //   node bench/apiserver.mjs [--pods=10000] [--watchers=100] [--mods=3000] [--rate=50] [--unpaced=10000] [--list-rounds=5] [--only=memory|etcd]
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Agent, Pool, request } from 'undici';
-import { parse as parseYaml } from 'yaml';
-import { BenchError, machine, machineLine, now, ms, phase, progress, quantile, round3, runMain, table } from './lib/common.mjs';
+import { Agent, request } from 'undici';
+import { machine, machineLine, now, ms, phase, progress, quantile, round3, runMain, table } from './lib/common.mjs';
 import { startBenchEtcd } from './lib/etcd.mjs';
-import { freePort, procRssKiB, procTicks } from './lib/proc.mjs';
+import { bodyFloor, startApiServerProcess } from './lib/apiserver.mjs';
+import { procRssKiB, procTicks } from './lib/proc.mjs';
 import { REPO } from './lib/session.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
@@ -72,59 +68,8 @@ async function pooled(count, width, job) {
   return lat;
 }
 
-async function startServer(backend, etcdEndpoint) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-apiserver-'));
-  const port = await freePort();
-  const conf = join(dir, 'admin.conf');
-  const proc = spawn(process.execPath, ['--expose-gc', ...SERVER_NODE_ARGS, join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`, ...(backend === 'etcd' ? [`--etcd-servers=${etcdEndpoint}`] : [])], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, PLATFORM_APISERVER_TEST_FAULTS: '1' },
-  });
-  let log = '';
-  proc.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
-  const exited = new Promise((r) => proc.once('exit', r));
-  const kill = () => {
-    try {
-      proc.kill('SIGKILL');
-    } catch {
-      /* gone */
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  cleanups.push(kill);
-  const deadline = Date.now() + 30_000;
-  let admin;
-  while (admin === undefined) {
-    if (proc.exitCode !== null) throw new BenchError(`platform-apiserver exited (${proc.exitCode}):\n${log}`);
-    if (Date.now() > deadline) throw new BenchError(`platform-apiserver: no admin platformconfig within 30 s:\n${log}`);
-    try {
-      admin = parseYaml(readFileSync(conf, 'utf8'));
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const cluster = admin.clusters[0].cluster;
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString();
-  const url = cluster.server;
-  const token = admin.users[0].user.token;
-  const pool = new Pool(url, { connections: CONCURRENCY + 4, connect: { ca } });
-  const call = async (method, path, { body, accept = 'application/json', contentType = 'application/json' } = {}) => {
-    const res = await request(`${url}${path}`, { method, dispatcher: pool, headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': contentType }) }, ...(body === undefined ? {} : { body }) });
-    const buf = Buffer.from(await res.body.arrayBuffer());
-    if (res.statusCode >= 300) throw new BenchError(`${method} ${path}: ${res.statusCode} ${buf.toString().slice(0, 300)}`);
-    return buf;
-  };
-  const certs = join(dir, 'certs');
-  const tls = { cert: readFileSync(join(certs, 'apiserver.crt')), key: readFileSync(join(certs, 'apiserver.key')), ca: readFileSync(join(certs, 'apiserver-ca.crt')) };
-  return {
-    url, ca, token, pid: proc.pid, call, tls,
-    async stop() {
-      proc.kill('SIGTERM');
-      await exited;
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+function startServer(backend, etcdEndpoint) {
+  return startApiServerProcess({ cleanups, nodeArgs: SERVER_NODE_ARGS, connections: CONCURRENCY + 4, extraArgs: backend === 'etcd' ? [`--etcd-servers=${etcdEndpoint}`] : [] });
 }
 
 async function heap(srv) {
@@ -251,32 +196,6 @@ async function watchDelivery(srv, { watchers, count, rate, first }) {
   return { lat, missing: lat.filter((x) => x === Infinity).length, maxSlipMs, deliveredPerSecond: count / (ms(t0, lastDelivery) / 1000), serverCpuMsPerChange: serverCpuMs / count, clientCpuMsPerChange: (cpu.user + cpu.system) / 1000 / count };
 }
 
-/**
- * The floor: a bare node:http (or, with `tls`, node:https with the API server's
- * own certificate) server answering the same 500-item JSON body, timed as the
- * server's pages are: until the last byte arrives (no parse in the window).
- */
-async function httpFloor(body, rounds, tls) {
-  const handler = (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    res.end(body);
-  };
-  const server = tls === undefined ? createServer(handler) : createHttpsServer({ cert: tls.cert, key: tls.key }, handler);
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const url = `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${server.address().port}`;
-  const pool = new Pool(url, { connections: 1, ...(tls === undefined ? {} : { connect: { ca: tls.ca } }) });
-  const lat = [];
-  for (let i = 0; i < rounds; i++) {
-    const t0 = now();
-    const res = await request(`${url}/`, { dispatcher: pool });
-    await res.body.arrayBuffer();
-    lat.push(ms(t0, now()));
-  }
-  await pool.close();
-  await new Promise((r) => server.close(r));
-  return lat;
-}
-
 /** The etcd floor: the same create transactions through the project's etcd client, directly. */
 async function etcdPutRate(endpoint) {
   const { createEtcdStorage } = await import(pathToFileURL(join(REPO, 'dist/apiserver/storage/etcd-store.js')).href);
@@ -359,8 +278,8 @@ async function main() {
   for (const b of BACKENDS) await benchBackend(b, results);
   phase('floors: bare node:http and node:https, fixed 500-item JSON body');
   const floorRounds = LIST_ROUNDS * Math.ceil(PODS / PAGE);
-  const floor = results.sample === undefined ? [] : await httpFloor(results.sample, floorRounds);
-  const floorTls = results.sample === undefined ? [] : await httpFloor(results.sample, floorRounds, results.tls);
+  const floor = results.sample === undefined ? [] : await bodyFloor(results.sample, floorRounds);
+  const floorTls = results.sample === undefined ? [] : await bodyFloor(results.sample, floorRounds, results.tls);
   const floors = `node:http ${pct(floor, 0.5)}/${pct(floor, 0.99)}; node:https ${pct(floorTls, 0.5)}/${pct(floorTls, 0.99)}`;
   const rows = [];
   const r = (what, value, baseline, target, pass) => rows.push([what, String(value), baseline, target, pass === undefined ? '' : pass ? 'PASS' : 'MISS']);

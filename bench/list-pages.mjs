@@ -8,17 +8,10 @@
 // another build's bin/platform-apiserver.js (before/after in one machine state).
 //
 //   node bench/list-pages.mjs [--pods=10000] [--rounds=5] [--prof=DIR] [--bin=FILE]
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttp } from 'node:http';
-import { createServer as createHttps } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Pool, request } from 'undici';
-import { parse as parseYaml } from 'yaml';
+import { bodyFloor, startApiServerProcess } from './lib/apiserver.mjs';
 import { BenchError, machine, machineLine, now, ms, phase, quantile, round3, runMain, table } from './lib/common.mjs';
-import { freePort } from './lib/proc.mjs';
 import { REPO } from './lib/session.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
@@ -38,49 +31,8 @@ const podBody = (i) =>
     spec: { nodeName: `node-${i % 50}`, containers: [{ name: 'c', image: 'registry.local/app:1.0', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
   });
 
-async function startServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-list-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const conf = join(dir, 'admin.conf');
-  const prof = args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`];
-  const proc = spawn(process.execPath, ['--expose-gc', ...prof, args.bin ?? join(REPO, 'bin/platform-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${dir}/certs`, `--admin-platformconfig=${conf}`], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PLATFORM_APISERVER_TEST_FAULTS: '1' } });
-  let log = '';
-  proc.stderr.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
-  const exited = new Promise((r) => proc.once('exit', r));
-  cleanups.push(() => proc.exitCode === null && proc.kill('SIGKILL'));
-  const deadline = Date.now() + 30_000;
-  let admin;
-  while (admin === undefined) {
-    if (proc.exitCode !== null) throw new BenchError(`platform-apiserver exited (${proc.exitCode}):\n${log}`);
-    if (Date.now() > deadline) throw new BenchError(`platform-apiserver: no admin platformconfig within 30 s:\n${log}`);
-    try {
-      admin = parseYaml(readFileSync(conf, 'utf8'));
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const cluster = admin.clusters[0].cluster;
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString();
-  const url = cluster.server;
-  const token = admin.users[0].user.token;
-  const pool = new Pool(url, { connections: 36, connect: { ca } });
-  const call = async (method, path, { body, accept = 'application/json' } = {}) => {
-    const res = await request(`${url}${path}`, { method, dispatcher: pool, headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body }) });
-    const buf = Buffer.from(await res.body.arrayBuffer());
-    if (res.statusCode >= 300) throw new BenchError(`${method} ${path}: ${res.statusCode} ${buf.toString().slice(0, 300)}`);
-    return buf;
-  };
-  const certDir = join(dir, 'certs');
-  return {
-    call,
-    certDir,
-    async stop() {
-      proc.kill('SIGTERM');
-      await exited;
-      await pool.close();
-    },
-  };
+function startServer() {
+  return startApiServerProcess({ cleanups, nodeArgs: args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`], ...(args.bin === undefined ? {} : { bin: args.bin }) });
 }
 
 async function listPages(srv, accept) {
@@ -99,27 +51,6 @@ async function listPages(srv, accept) {
     } while (cont !== '');
   }
   return { lat, sample };
-}
-
-/** A bare server answering `body`; the client times what it times for the server (no decode). */
-async function floor(create, scheme, body, tls) {
-  const server = create(tls ?? {}, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    res.end(body);
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const url = `${scheme}://127.0.0.1:${server.address().port}`;
-  const pool = new Pool(url, { connections: 1, ...(tls === undefined ? {} : { connect: { ca: tls.ca } }) });
-  const lat = [];
-  for (let i = 0; i < ROUNDS * 20; i++) {
-    const t0 = now();
-    const res = await request(`${url}/`, { dispatcher: pool });
-    await res.body.arrayBuffer();
-    lat.push(ms(t0, now()));
-  }
-  await pool.close();
-  await new Promise((r) => server.close(r));
-  return lat;
 }
 
 async function main() {
@@ -141,9 +72,8 @@ async function main() {
   const heap2 = await heap();
   await srv.stop();
   phase('floors: bare node:http and node:https, one JSON page');
-  const httpLat = await floor(createHttp, 'http', json.sample);
-  const tls = { cert: readFileSync(join(srv.certDir, 'apiserver.crt')), key: readFileSync(join(srv.certDir, 'apiserver.key')), ca: readFileSync(join(srv.certDir, 'apiserver-ca.crt')) };
-  const httpsLat = await floor(createHttps, 'https', json.sample, tls);
+  const httpLat = await bodyFloor(json.sample, ROUNDS * 20);
+  const httpsLat = await bodyFloor(json.sample, ROUNDS * 20, srv.tls);
   const row = (what, lat) => [what, `${pct(lat, 0.5)}/${pct(lat, 0.99)}`, String(lat.length)];
   process.stdout.write(`\n${table(['page of 500', 'p50/p99 ms', 'samples'], [row('JSON', json.lat), row('protobuf', pb.lat), row('node:http floor (JSON bytes)', httpLat), row('node:https floor (JSON bytes)', httpsLat)])}\n`);
   process.stdout.write(`JSON page ${json.sample.length} B, protobuf page ${pb.sample.length} B\n`);
