@@ -25,16 +25,32 @@ function judgePod(obj: ApiObject): PodVerdict {
 }
 
 /**
+ * Whether a labels or annotations value passes the decode's string map
+ * (absent, or a plain object of strings without an own `__proto__` key): the
+ * decode's only use of their content, so the verdict depends on this, not on
+ * the values.
+ */
+function decodableStringMap(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!isRecord(v) || Object.hasOwn(v, '__proto__')) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) if (typeof v[k] !== 'string') return false;
+  return true;
+}
+
+/**
  * Everything the verdict depends on: the zod decode reads apiVersion, kind,
- * the types of metadata's name/namespace/uid, labels and annotations (they
- * decide whether the pod decodes at all) and the spec; the validation's
- * metadata problems are left out, so names do not count. Undefined when the
- * object does not serialise (then the pod is judged afresh).
+ * the types of metadata's name/namespace/uid, whether labels and annotations
+ * are string maps (these decide whether the pod decodes at all) and the spec;
+ * the validation's metadata problems are left out, so names and label values
+ * do not count. Undefined when the object does not serialise (then the pod is
+ * judged afresh).
  */
 function verdictKey(obj: ApiObject): string | undefined {
   const m: Record<string, unknown> = isRecord(obj.metadata) ? obj.metadata : {};
   try {
-    return JSON.stringify([obj.apiVersion, obj.kind, isRecord(obj.metadata), typeof m.name, typeof m.namespace, typeof m.uid, m.labels, m.annotations, obj.spec]);
+    return JSON.stringify([obj.apiVersion, obj.kind, isRecord(obj.metadata), typeof m.name, typeof m.namespace, typeof m.uid, decodableStringMap(m.labels), decodableStringMap(m.annotations), obj.spec]);
   } catch {
     return undefined;
   }

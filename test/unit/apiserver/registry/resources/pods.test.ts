@@ -48,6 +48,11 @@ describe('pod create: one decode for the QoS class and the validation', () => {
     const bad = prepareCreate(pods, body({ containers: [container({ resources: { limits: { cpu: '1', memory: '1Gi' } } })] }, { name: 'c', labels: { app: 7 } }), 'ns1', 0);
     expect((bad.obj.status as { qosClass?: string }).qosClass).toBeUndefined();
     expect(pods.validate({ ...clone(a.obj), apiVersion: 'v2' }).map((e) => e.field)).toEqual(['apiVersion']);
+    // So does an own "__proto__" key in annotations (JSON.parse makes one), and labels that are not a map.
+    const proto = body({ containers: [container()] }, { name: 'd', annotations: JSON.parse('{"__proto__": "x"}') as Record<string, string> });
+    expect((prepareCreate(pods, proto, 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBeUndefined();
+    expect((prepareCreate(pods, body({ containers: [container()] }, { name: 'e', labels: ['x'] }), 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBeUndefined();
+    expect((prepareCreate(pods, body({ containers: [container()] }, { name: 'f', labels: { other: 'y' } }), 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBe('BestEffort');
   });
 
   it('an object that does not serialise is judged without the memo; more shapes than are kept are judged again, alike', () => {
