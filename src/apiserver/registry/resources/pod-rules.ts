@@ -1,98 +1,43 @@
 // Pod rules of the server that are not the agent's: the agent's pod
 // validation (pod-model's decodePod + validatePod, the API's
 // ValidatePodCreate) adapted into FieldErrors, the API's defaults written
-// into the stored JSON, the spec-update rule, and graceful deletion. Pure
-// (the verdicts remembered by content are a bounded memo of a pure function).
+// into the stored JSON, the spec-update rule, and graceful deletion. Pure.
 import type { FieldError } from '../../../api/errors.js';
-import { decodePod } from '../../../pod-model/pod-decode.js';
+import { decodePod, type DecodeResult } from '../../../pod-model/pod-decode.js';
 import { validatePod } from '../../../pod-model/pod-validate.js';
 import { qosClass } from '../../../pod-model/qos.js';
 import { clone, isRecord, stableJson } from '../object.js';
 import type { ApiObject } from '../types.js';
 import { rec, str } from './common.js';
 
-/** What the agent's decode and validation say of a pod, leaving its metadata to the store. */
-interface PodVerdict {
-  readonly qos: string | undefined;
-  readonly errors: readonly FieldError[];
-}
-
-function judgePod(obj: ApiObject): PodVerdict {
-  const decoded = decodePod(obj);
-  const problems = decoded.ok ? validatePod(decoded.pod) : decoded.problems;
-  const errors = problems.filter((p) => !p.field.startsWith('metadata.') && p.field !== 'metadata').map((p): FieldError => ({ type: 'FieldValueInvalid', field: p.field, detail: p.message }));
-  return { qos: decoded.ok ? qosClass(decoded.pod) : undefined, errors };
-}
-
 /**
- * Whether a labels or annotations value passes the decode's string map
- * (absent, or a plain object of strings without an own `__proto__` key): the
- * decode's only use of their content, so the verdict depends on this, not on
- * the values.
+ * A create's decode, made once by `podQos` in prepareForCreate and taken by
+ * the validation of the same object (write-prep.ts prepareCreate calls
+ * prepareForCreate, the defaults — already applied, so a no-op — and
+ * validate on one object; only metadata, which this validation leaves out,
+ * changes between). Taken once: a later validation of the same object decodes
+ * again. Keyed weakly, so an object that is never validated leaves nothing behind.
  */
-function decodableStringMap(v: unknown): boolean {
-  if (v === undefined) return true;
-  if (!isRecord(v) || Object.hasOwn(v, '__proto__')) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const k in v) if (typeof v[k] !== 'string') return false;
-  return true;
-}
-
-/**
- * Everything the verdict depends on: the zod decode reads apiVersion, kind,
- * the types of metadata's name/namespace/uid, whether labels and annotations
- * are string maps (these decide whether the pod decodes at all) and the spec;
- * the validation's metadata problems are left out, so names and label values
- * do not count. Undefined when the object does not serialise (then the pod is
- * judged afresh).
- */
-function verdictKey(obj: ApiObject): string | undefined {
-  const m: Record<string, unknown> = isRecord(obj.metadata) ? obj.metadata : {};
-  try {
-    return JSON.stringify([obj.apiVersion, obj.kind, isRecord(obj.metadata), typeof m.name, typeof m.namespace, typeof m.uid, decodableStringMap(m.labels), decodableStringMap(m.annotations), obj.spec]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Distinct pod shapes remembered (a ReplicaSet's pods share one); about 1 KB each. */
-const VERDICTS_KEPT = 256;
-const verdicts = new Map<string, PodVerdict>();
-
-/**
- * The verdict of a pod, remembered by content: pods made from one template
- * (and a create's prepareForCreate and validate, which judge the same pod)
- * decode once. Least recently used shapes are forgotten past VERDICTS_KEPT.
- */
-function podVerdict(obj: ApiObject): PodVerdict {
-  const key = verdictKey(obj);
-  if (key === undefined) return judgePod(obj);
-  const hit = verdicts.get(key);
-  if (hit !== undefined) {
-    verdicts.delete(key);
-    verdicts.set(key, hit);
-    return hit;
-  }
-  const verdict = judgePod(obj);
-  verdicts.set(key, verdict);
-  if (verdicts.size > VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value as string);
-  return verdict;
-}
+const createDecodes = new WeakMap<ApiObject, DecodeResult>();
 
 /** The agent's problems as 422 causes; metadata is the store's (validation/object-meta.ts) and is left out here. */
 export function validatePodObject(obj: ApiObject): FieldError[] {
-  return podVerdict(obj).errors.map((e) => ({ ...e }));
+  const decoded = createDecodes.get(obj) ?? decodePod(obj);
+  createDecodes.delete(obj);
+  const problems = decoded.ok ? validatePod(decoded.pod) : decoded.problems;
+  return problems.filter((p) => !p.field.startsWith('metadata.') && p.field !== 'metadata').map((p) => ({ type: 'FieldValueInvalid', field: p.field, detail: p.message }));
 }
 
 /**
  * The QoS class the status reports, when the pod decodes. Called by the
  * strategy's prepareForCreate after the defaults (upstream defaults at
- * decoding, before PrepareForCreate), so the validation that follows judges
- * the same content and finds the verdict remembered.
+ * decoding, before PrepareForCreate); the decode is kept for the validation
+ * that follows.
  */
 export function podQos(obj: ApiObject): string | undefined {
-  return podVerdict(obj).qos;
+  const decoded = decodePod(obj);
+  createDecodes.set(obj, decoded);
+  return decoded.ok ? qosClass(decoded.pod) : undefined;
 }
 
 function defaultContainer(c: unknown): void {

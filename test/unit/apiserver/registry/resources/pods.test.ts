@@ -1,8 +1,6 @@
-// The pod strategy remembers its verdict (QoS class, validation errors) by
-// content: a create's prepareForCreate and validate, and pods of one template,
-// decode once. The answers must be those of a fresh decode of the stored
-// object; a changed object, or a pod differing only where the decode looks
-// (labels' types, apiVersion), is judged anew.
+// The pod strategy decodes a created pod once (prepareForCreate) and its
+// validation reuses that decode: the answers must be those of a fresh decode
+// of the stored object, and a later validation of a changed object decodes anew.
 import { describe, expect, it } from 'vitest';
 import { pods } from '../../../../../src/apiserver/registry/resources/index.js';
 import { clone } from '../../../../../src/apiserver/registry/object.js';
@@ -38,30 +36,6 @@ describe('pod create: one decode for the QoS class and the validation', () => {
     expect(errors).toEqual([]);
     (obj.spec as { containers: unknown[] }).containers = [];
     expect(pods.validate(obj).map((e) => e.field)).toEqual(['spec.containers']);
-  });
-
-  it('pods of one template share a verdict whatever their names; what the decode reads still counts', () => {
-    const a = prepareCreate(pods, body({ containers: [container({ resources: { limits: { cpu: '1', memory: '1Gi' } } })] }, { name: 'a', labels: { app: 'x' } }), 'ns1', 0);
-    const b = prepareCreate(pods, body({ containers: [container({ resources: { limits: { cpu: '1', memory: '1Gi' } } })] }, { generateName: 'b-', labels: { app: 'x' } }), 'ns1', 0);
-    expect([a.obj.status, b.obj.status]).toEqual([{ phase: 'Pending', qosClass: 'Guaranteed' }, { phase: 'Pending', qosClass: 'Guaranteed' }]);
-    // A label value that is not a string makes the pod fail to decode: no QoS class, and the store reports the label.
-    const bad = prepareCreate(pods, body({ containers: [container({ resources: { limits: { cpu: '1', memory: '1Gi' } } })] }, { name: 'c', labels: { app: 7 } }), 'ns1', 0);
-    expect((bad.obj.status as { qosClass?: string }).qosClass).toBeUndefined();
-    expect(pods.validate({ ...clone(a.obj), apiVersion: 'v2' }).map((e) => e.field)).toEqual(['apiVersion']);
-    // So does an own "__proto__" key in annotations (JSON.parse makes one), and labels that are not a map.
-    const proto = body({ containers: [container()] }, { name: 'd', annotations: JSON.parse('{"__proto__": "x"}') as Record<string, string> });
-    expect((prepareCreate(pods, proto, 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBeUndefined();
-    expect((prepareCreate(pods, body({ containers: [container()] }, { name: 'e', labels: ['x'] }), 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBeUndefined();
-    expect((prepareCreate(pods, body({ containers: [container()] }, { name: 'f', labels: { other: 'y' } }), 'ns1', 0).obj.status as { qosClass?: string }).qosClass).toBe('BestEffort');
-  });
-
-  it('an object that does not serialise is judged without the memo; more shapes than are kept are judged again, alike', () => {
-    const odd = body({ containers: [container()], activeDeadlineSeconds: 10n as unknown as number });
-    expect(pods.validate(odd).map((e) => e.field)).toEqual(['spec.activeDeadlineSeconds']);
-    const first = body({ containers: [container()], nodeName: 'node-0' });
-    const before = pods.validate(clone(first));
-    for (let i = 1; i <= 300; i++) pods.validate(body({ containers: [container()], nodeName: `node-${i}` }));
-    expect(pods.validate(clone(first))).toEqual(before);
   });
 
   it('the defaults are in place before the QoS class is read, and applying them again changes nothing', () => {
