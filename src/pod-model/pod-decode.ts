@@ -236,9 +236,13 @@ function toContainer(c: RawContainer): Container {
   return out;
 }
 
-/** Decodes one Pod object (already parsed from YAML/JSON). */
+/**
+ * Decodes one Pod object (already parsed from YAML/JSON). No zod config here:
+ * zod reads `jitless` when a schema is built (this module's load), so setting
+ * it per call never changed these schemas, and the compiled parsers they have
+ * are the faster ones for a server decoding many pods.
+ */
 export function decodePod(raw: unknown): DecodeResult {
-  z.config({ jitless: true });
   let parsed: ReturnType<typeof podSchema.safeParse>;
   try {
     parsed = podSchema.safeParse(raw);

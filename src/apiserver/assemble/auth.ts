@@ -15,6 +15,7 @@ import type { TokenAuthenticator } from '../authn/types.js';
 import { nodeGraphFromPods, rbacSourceFromStores, serverAuthorizer, serverAuthorizerChain, type ObjectReader } from '../authz/from-stores.js';
 import type { AdmissionPort, SubresourceAction, VirtualResource } from '../handlers/ports.js';
 import type { ApiServerConfig } from '../options/table.js';
+import { cachedReader } from '../registry/cached-reader.js';
 import type { Registry } from '../registry/index.js';
 import { setRequester } from '../registry/resources/certificatesigningrequests.js';
 import { REVIEW_RESOURCES, reviewAccess, reviewerFromAuthenticator, reviewerFromServiceAccounts, reviewToken, type AccessReviewKind, type ReviewObject } from '../registry/resources/reviews.js';
@@ -65,11 +66,15 @@ export async function assembleAuth(registry: Registry, config: ApiServerConfig, 
   const core = (resource: string): GenericStore => mustStore(registry, { group: '', resource });
   const reader = (s: GenericStore): ObjectReader => s as unknown as ObjectReader;
   const graph = nodeGraphFromPods(reader(core('pods')));
+  // RBAC is read from the stores' watch-fed caches on every request (as upstream's RBAC authorizer
+  // reads its informers): a create or update through this server is seen by its next request; a
+  // delete, or a write through another server, once its watch event arrived (cached-reader.ts).
+  const rbacReader = (resource: string): ObjectReader => cachedReader(mustStore(registry, { group: RBAC_GROUP, resource })) as unknown as ObjectReader;
   const rbac = rbacSourceFromStores({
-    roles: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'roles' })),
-    clusterRoles: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'clusterroles' })),
-    roleBindings: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'rolebindings' })),
-    clusterRoleBindings: reader(mustStore(registry, { group: RBAC_GROUP, resource: 'clusterrolebindings' })),
+    roles: rbacReader('roles'),
+    clusterRoles: rbacReader('clusterroles'),
+    roleBindings: rbacReader('rolebindings'),
+    clusterRoleBindings: rbacReader('clusterrolebindings'),
   });
   const authorizers = serverAuthorizerChain({ graph, rbac });
   const authorizer = serverAuthorizer({ graph, rbac });

@@ -2,9 +2,10 @@
 // (every verb once, see store.ts), the resource table discovery is built
 // from, the namespace lifecycle, and the pod operations (binding, eviction).
 // Built once by the composition root; the HTTP handlers look stores up by
-// group and resource. Holds no timers and no background work: everything
-// runs inside the calls made to it, so stopping the server is stopping the
-// storage.
+// group and resource. Holds no timers; its only background work is the
+// watch of a store's cache (lister.ts), started by the first lookup through
+// `cached()` (admission, the RBAC authorizer) and ended by stopping the
+// storage, so stopping the server is stopping the storage.
 import { apiErrors, type GroupResource, type Status } from '../../api/errors.js';
 import type { Storage } from '../storage/interface.js';
 import { DEFAULT_STORE_OPTIONS, type StoreHooks, type StoreOptions } from './context.js';

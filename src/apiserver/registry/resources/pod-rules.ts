@@ -3,23 +3,40 @@
 // ValidatePodCreate) adapted into FieldErrors, the API's defaults written
 // into the stored JSON, the spec-update rule, and graceful deletion. Pure.
 import type { FieldError } from '../../../api/errors.js';
-import { decodePod } from '../../../pod-model/pod-decode.js';
+import { decodePod, type DecodeResult } from '../../../pod-model/pod-decode.js';
 import { validatePod } from '../../../pod-model/pod-validate.js';
 import { qosClass } from '../../../pod-model/qos.js';
 import { clone, isRecord, stableJson } from '../object.js';
 import type { ApiObject } from '../types.js';
 import { rec, str } from './common.js';
 
+/**
+ * A create's decode, made once by `podQos` in prepareForCreate and taken by
+ * the validation of the same object (write-prep.ts prepareCreate calls
+ * prepareForCreate, the defaults — already applied, so a no-op — and
+ * validate on one object; only metadata, which this validation leaves out,
+ * changes between). Taken once: a later validation of the same object decodes
+ * again. Keyed weakly, so an object that is never validated leaves nothing behind.
+ */
+const createDecodes = new WeakMap<ApiObject, DecodeResult>();
+
 /** The agent's problems as 422 causes; metadata is the store's (validation/object-meta.ts) and is left out here. */
 export function validatePodObject(obj: ApiObject): FieldError[] {
-  const decoded = decodePod(obj);
+  const decoded = createDecodes.get(obj) ?? decodePod(obj);
+  createDecodes.delete(obj);
   const problems = decoded.ok ? validatePod(decoded.pod) : decoded.problems;
   return problems.filter((p) => !p.field.startsWith('metadata.') && p.field !== 'metadata').map((p) => ({ type: 'FieldValueInvalid', field: p.field, detail: p.message }));
 }
 
-/** The QoS class the status reports, when the pod decodes. */
+/**
+ * The QoS class the status reports, when the pod decodes. Called by the
+ * strategy's prepareForCreate after the defaults (upstream defaults at
+ * decoding, before PrepareForCreate); the decode is kept for the validation
+ * that follows.
+ */
 export function podQos(obj: ApiObject): string | undefined {
   const decoded = decodePod(obj);
+  createDecodes.set(obj, decoded);
   return decoded.ok ? qosClass(decoded.pod) : undefined;
 }
 

@@ -28,6 +28,9 @@ export const pods: Strategy = {
   returnDeletedObject: true,
   selectableFields: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
   prepareForCreate(obj) {
+    // The defaults first (they are idempotent, so the store's own call after this is a no-op): the
+    // QoS class is read from the decode that the validation then reuses.
+    defaultPodSpec(obj);
     const qos = podQos(obj);
     obj.status = { phase: 'Pending', ...(qos === undefined ? {} : { qosClass: qos }) };
   },
