@@ -41,6 +41,15 @@ describeBackends('RBAC read from the watch-fed caches', {}, (srv) => {
     expect(await listStatus(bob, n)).toBe(200);
   });
 
+  it('the bootstrap policy is stored at start and visible, as upstream stores it (cluster-admin bound to system:masters, system:node-bootstrapper, ...)', async () => {
+    const admin = srv().admin;
+    const RBAC = '/apis/rbac.authorization.platform.io/v1';
+    const roles = (await admin.get(`${RBAC}/clusterroles`)).json().items.map((r: { metadata: { name: string } }) => r.metadata.name);
+    expect(roles).toEqual(expect.arrayContaining(['cluster-admin', 'system:discovery', 'system:basic-user', 'system:node-bootstrapper']));
+    const binding = (await admin.get(`${RBAC}/clusterrolebindings/cluster-admin`)).json();
+    expect(binding).toMatchObject({ roleRef: { kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: 'system:masters' }], metadata: { annotations: { 'rbac.authorization.platform.io/autoupdate': 'true' } } });
+  });
+
   it('a deleted binding or role stops granting within the watch delay', async () => {
     const { admin } = srv();
     const bob = srv().user('bob');

@@ -4,7 +4,6 @@
 // --csr-signing=node-client, the node client CSR approver and signer with
 // the bindings kubeadm would add. Built once at start (reads the signing CA,
 // stores the bindings); `run(signal)` runs them until the abort.
-import { isAlreadyExists } from '../../api/errors.js';
 import type { AgentLogger } from '../../log/index.js';
 import { csrSigningBindings } from '../authz/bootstrap.js';
 import { CsrController } from '../controllers/csr-controller.js';
@@ -14,8 +13,8 @@ import type { ApiServerConfig } from '../options/table.js';
 import { controllerEnabled } from '../options/validate.js';
 import type { Registry } from '../registry/index.js';
 import type { GenericStore } from '../registry/store.js';
-import type { ApiObject } from '../registry/types.js';
 import type { Authorizer } from '../types.js';
+import { ensureBootstrapPolicy } from './bootstrap-policy.js';
 
 export interface Controllers {
   /** The CA client certificates it signs chain to (trusted by the front), when signing. */
@@ -48,12 +47,7 @@ export async function assembleControllers(i: ControllerInputs): Promise<Controll
   let ca: SigningCa | undefined;
   if (config.csrSigning === 'node-client') {
     ca = await loadSigningCa({ clusterSigningCertFile: config.clusterSigningCertFile, clusterSigningKeyFile: config.clusterSigningKeyFile, certDir: config.certDir });
-    const bindings = store(registry, 'rbac.authorization.platform.io', 'clusterrolebindings');
-    for (const b of csrSigningBindings()) {
-      await bindings.create('', b as unknown as ApiObject).catch((e: unknown) => {
-        if (!isAlreadyExists(e)) throw e;
-      });
-    }
+    await ensureBootstrapPolicy(registry, { clusterRoleBindings: csrSigningBindings() });
     const csr = new CsrController({ store: store(registry, 'certificates.platform.io', 'certificatesigningrequests'), authorizer: i.authorizer, ca, signingDurationMs: config.clusterSigningDuration, log: log.child({ component: 'csr-signing' }) });
     runners.push((s) => csr.run(s));
   }

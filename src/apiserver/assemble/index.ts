@@ -21,6 +21,8 @@ import { staticTokensFromFile } from '../authn/static-token.js';
 import { loadServingMaterial, servingHosts } from '../certs/serving.js';
 import { assembleAuth } from './auth.js';
 import { assembleControllers } from './controllers.js';
+import { ensureBootstrapPolicy } from './bootstrap-policy.js';
+import { bootstrapPolicy } from '../authz/bootstrap.js';
 import { registryPort } from './registry-port.js';
 import { REVIEW_RESOURCES } from '../registry/resources/reviews.js';
 import { storageCodec, wireCodec } from './wire.js';
@@ -49,6 +51,7 @@ export async function assembleBackend(config: ApiServerConfig, gates: ApiFeature
     virtualResources: REVIEW_RESOURCES,
   });
   await registry.namespaces.ensureSystemNamespaces();
+  await ensureBootstrapPolicy(registry, bootstrapPolicy());
   // The serving material and static tokens are loaded here rather than in the front: the root-CA
   // publisher needs the CA, TokenReview the static tokens, the CSR signer the CA in --cert-dir.
   const serving = await loadServingMaterial({ tlsCertFile: config.tlsCertFile, tlsPrivateKeyFile: config.tlsPrivateKeyFile, certDir: config.certDir, hosts: servingHosts(config.bindAddress), log: log.child({ component: 'certs' }) });

@@ -3,10 +3,10 @@
 // health for everyone authenticated, self access reviews, and read access to
 // ClusterTrustBundles for every authenticated user and every service account
 // (§2.3 rule 8, §5 rule 3), and the node client certificate roles (bound
-// only with --csr-signing, as kubeadm binds them: csrSigningBindings). The
-// integrator either stores these objects at
-// start (as upstream's RBAC post-start hook does, so they are visible) or
-// serves them with staticRbacSource beside the stored ones.
+// only with --csr-signing, as kubeadm binds them: csrSigningBindings). They
+// are stored at start (assemble/bootstrap-policy.ts, as upstream's RBAC
+// post-start hook does, so they are visible) and also served from memory by
+// staticRbacSource beside the stored ones (authz/from-stores.ts).
 import type { BindingLike, PolicyRule, RoleLike } from './rbac-rules.js';
 import { RBAC_GROUP } from './rbac-rules.js';
 import { BOOTSTRAPPERS_GROUP, NODE_CLIENT_SIGNER, NODES_GROUP } from '../../api/signers.js';
