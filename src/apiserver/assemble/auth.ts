@@ -5,7 +5,7 @@
 // token and access reviews, and the admission plugins (service accounts,
 // node restriction, trust-bundle attest, CSR requester). Wiring only: the
 // rules live in authz/, serviceaccount/, admission/ and registry/resources/.
-import { ApiError, apiErrors, type GroupResource } from '../../api/errors.js';
+import { ApiError, apiErrors } from '../../api/errors.js';
 import { admitClusterTrustBundle } from '../admission/ctb-attest.js';
 import { defaultServiceAccount } from '../admission/defaults.js';
 import { admitNodeCreate } from '../admission/node-restriction.js';
@@ -16,11 +16,12 @@ import { nodeGraphFromPods, rbacSourceFromStores, serverAuthorizer, serverAuthor
 import type { AdmissionPort, SubresourceAction, VirtualResource } from '../handlers/ports.js';
 import type { ApiServerConfig } from '../options/table.js';
 import { cachedReader } from '../registry/cached-reader.js';
-import type { Registry } from '../registry/index.js';
+import { requireStore, type Registry } from '../registry/index.js';
 import { setRequester } from '../registry/resources/certificatesigningrequests.js';
 import { REVIEW_RESOURCES, reviewAccess, reviewerFromAuthenticator, reviewerFromServiceAccounts, reviewToken, type AccessReviewKind, type ReviewObject } from '../registry/resources/reviews.js';
 import { createTokenRequest, type TokenRequestDeps } from '../registry/resources/tokenrequest.js';
 import type { GenericStore } from '../registry/store.js';
+import { RBAC_GROUP } from '../authz/rbac-rules.js';
 import type { ApiObject } from '../registry/types.js';
 import { lookupFromStores, ServiceAccountTokenAuthenticator } from '../serviceaccount/authenticator.js';
 import { loadServiceAccountKeys } from '../serviceaccount/keys.js';
@@ -53,23 +54,16 @@ function checkNodeLease(user: UserInfo, namespace: string, obj: ApiObject): void
   if (name !== node) throw apiErrors.forbidden({ group: 'coordination.platform.io', resource: 'leases' }, name, `can only access node lease with the same name as the requesting node`);
 }
 
-function mustStore(registry: Registry, gr: GroupResource): GenericStore {
-  const s = registry.store(gr);
-  if (s === undefined) throw new Error(`${gr.resource}.${gr.group} is not served`);
-  return s;
-}
-
-const RBAC_GROUP = 'rbac.authorization.platform.io';
 
 /** `statics`: the front's static tokens (--token-auth-file, the admin token), asked by TokenReview as by requests. */
 export async function assembleAuth(registry: Registry, config: ApiServerConfig, statics: TokenAuthenticator): Promise<AuthParts> {
-  const core = (resource: string): GenericStore => mustStore(registry, { group: '', resource });
+  const core = (resource: string): GenericStore => requireStore(registry, { group: '', resource });
   const reader = (s: GenericStore): ObjectReader => s as unknown as ObjectReader;
   const graph = nodeGraphFromPods(reader(core('pods')));
   // RBAC is read from the stores' watch-fed caches on every request (as upstream's RBAC authorizer
   // reads its informers): a create or update through this server is seen by its next request; a
   // delete, or a write through another server, once its watch event arrived (cached-reader.ts).
-  const rbacReader = (resource: string): ObjectReader => cachedReader(mustStore(registry, { group: RBAC_GROUP, resource })) as unknown as ObjectReader;
+  const rbacReader = (resource: string): ObjectReader => cachedReader(requireStore(registry, { group: RBAC_GROUP, resource })) as unknown as ObjectReader;
   const rbac = rbacSourceFromStores({
     roles: rbacReader('roles'),
     clusterRoles: rbacReader('clusterroles'),

@@ -9,10 +9,9 @@
 // Called once by the composition root before the server serves; idempotent.
 import { isAlreadyExists } from '../../api/errors.js';
 import type { BootstrapBinding, BootstrapRole } from '../authz/bootstrap.js';
-import type { Registry } from '../registry/index.js';
+import { RBAC_GROUP } from '../authz/rbac-rules.js';
+import { requireStore, type Registry } from '../registry/index.js';
 import type { ApiObject } from '../registry/types.js';
-
-const RBAC = 'rbac.authorization.platform.io';
 
 export async function ensureBootstrapPolicy(registry: Registry, policy: { clusterRoles?: readonly BootstrapRole[]; clusterRoleBindings?: readonly BootstrapBinding[] }): Promise<void> {
   const wanted: Array<[string, readonly object[]]> = [
@@ -20,8 +19,7 @@ export async function ensureBootstrapPolicy(registry: Registry, policy: { cluste
     ['clusterrolebindings', policy.clusterRoleBindings ?? []],
   ];
   for (const [resource, objects] of wanted) {
-    const store = registry.store({ group: RBAC, resource });
-    if (store === undefined) throw new Error(`${resource}.${RBAC} is not served`);
+    const store = requireStore(registry, { group: RBAC_GROUP, resource });
     for (const obj of objects) {
       await store.create('', obj as unknown as ApiObject).catch((e: unknown) => {
         if (!isAlreadyExists(e)) throw e;

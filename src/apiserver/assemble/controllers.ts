@@ -11,7 +11,7 @@ import { RootCaPublisher } from '../controllers/root-ca.js';
 import { loadSigningCa, type SigningCa } from '../controllers/signing-ca.js';
 import type { ApiServerConfig } from '../options/table.js';
 import { controllerEnabled } from '../options/validate.js';
-import type { Registry } from '../registry/index.js';
+import { requireStore, type Registry } from '../registry/index.js';
 import type { GenericStore } from '../registry/store.js';
 import type { Authorizer } from '../types.js';
 import { ensureBootstrapPolicy } from './bootstrap-policy.js';
@@ -22,11 +22,7 @@ export interface Controllers {
   run(signal: AbortSignal): Promise<void>;
 }
 
-function store(registry: Registry, group: string, resource: string): GenericStore {
-  const s = registry.store({ group, resource });
-  if (s === undefined) throw new Error(`${resource}.${group} is not served`);
-  return s;
-}
+const store = (registry: Registry, group: string, resource: string): GenericStore => requireStore(registry, { group, resource });
 
 export interface ControllerInputs {
   config: ApiServerConfig;

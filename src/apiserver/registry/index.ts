@@ -100,6 +100,13 @@ export function createRegistry(config: RegistryConfig): Registry {
   };
 }
 
+/** The store of a resource the composition root knows is served; throws (a wiring bug) when it is not. */
+export function requireStore(registry: Registry, gr: GroupResource): GenericStore {
+  const s = registry.store(gr);
+  if (s === undefined) throw new Error(`${gr.resource}.${gr.group} is not served`);
+  return s;
+}
+
 export { GenericStore, type UpdateResult, type TryUpdate } from './store.js';
 export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './context.js';
 export { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';

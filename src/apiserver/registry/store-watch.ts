@@ -12,11 +12,10 @@ import { apiErrors } from '../../api/errors.js';
 import { RecentCache } from '../../util/recent-cache.js';
 import { isStorageError, type StorageEvent } from '../storage/interface.js';
 import { decodeStored, type StoreContext } from './context.js';
-import { apiVersionOf, withVersion } from './object.js';
+import { apiVersionOf, resourcePrefix, withVersion } from './object.js';
 import { waitForRevision } from './revision.js';
 import { checkSelection, matcher, selectionPrefix } from './selection.js';
 import { listObjects } from './store-list.js';
-import { resourcePrefix } from './object.js';
 import { subscribe } from './watch-cache.js';
 import type { ApiObject, WatchEvent, WatchRequest } from './types.js';
 
