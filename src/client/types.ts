@@ -219,3 +219,26 @@ export interface InformerStore {
   /** The version the store reflects (the last list, event or bookmark). */
   readonly resourceVersion: string;
 }
+
+/**
+ * A list-then-watch cache of one ListerWatcher. `run(signal)` starts it and
+ * resolves once it has stopped after `signal` aborts (nothing runs after);
+ * it never rejects for API failures (it backs off and retries, logging each
+ * distinct failure once). Handlers run synchronously, in event order.
+ */
+export interface Informer {
+  readonly store: InformerStore;
+  addHandlers(h: InformerHandlers): void;
+  run(signal: AbortSignal): Promise<void>;
+  /** Resolves when the first full list (or streamed initial events) is in the store. */
+  readonly synced: Promise<void>;
+  hasSynced(): boolean;
+}
+
+/** The logger the client writes to (an AgentLogger fits); `v` is klog's V(n). */
+export interface ClientLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  v?(level: number): { info(msg: string, fields?: Record<string, unknown>): void } | undefined;
+}
