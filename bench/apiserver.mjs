@@ -9,10 +9,12 @@
 // a fixed 500-item JSON body. Prints a table, writes bench/results/apiserver.json.
 //
 //   node bench/apiserver.mjs [--pods=10000] [--watchers=100] [--mods=3000] [--rate=50] [--unpaced=10000] [--list-rounds=5] [--only=memory|etcd]
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Agent, request } from 'undici';
+import { Agent, Pool, request } from 'undici';
 import { machine, machineLine, now, ms, phase, progress, quantile, round3, runMain, table } from './lib/common.mjs';
 import { startBenchEtcd } from './lib/etcd.mjs';
 import { bodyFloor, startApiServerProcess } from './lib/apiserver.mjs';
@@ -208,6 +210,42 @@ async function etcdPutRate(endpoint) {
   return { rate: PODS / seconds, lat };
 }
 
+/**
+ * The create-path peer (bench/lib/apiserver-peer.mjs): a bare node:https server
+ * that parses the body and does the same etcd create through the same client,
+ * driven exactly as the API server is. Shows what HTTPS plus the etcd client
+ * alone leave of the machine's cores.
+ */
+async function peerCreateRate(endpoint, tls) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-peer-'));
+  writeFileSync(join(dir, 'tls.crt'), tls.cert);
+  writeFileSync(join(dir, 'tls.key'), tls.key);
+  const child = fork(join(REPO, 'bench/lib/apiserver-peer.mjs'), [endpoint, join(dir, 'tls.crt'), join(dir, 'tls.key')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const kill = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  cleanups.push(kill);
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`create-path peer exited (${code})`)));
+  });
+  const url = `https://127.0.0.1:${port}`;
+  const pool = new Pool(url, { connections: CONCURRENCY + 4, connect: { ca: tls.ca } });
+  const post = async (i) => {
+    const res = await request(`${url}/api/v1/namespaces/${NS}/pods`, { method: 'POST', dispatcher: pool, headers: { 'content-type': 'application/json' }, body: podBody(i) });
+    await res.body.arrayBuffer();
+    if (res.statusCode !== 201) throw new Error(`create-path peer answered ${res.statusCode}`);
+  };
+  await pooled(Math.min(500, PODS), CONCURRENCY, (i) => post(90_000 + i));
+  const t0 = now();
+  const lat = await pooled(PODS, CONCURRENCY, post);
+  const seconds = ms(t0, now()) / 1000;
+  await pool.close();
+  kill();
+  return { rate: PODS / seconds, lat };
+}
+
 async function benchBackend(backend, results) {
   let etcd;
   if (backend === 'etcd') {
@@ -218,6 +256,10 @@ async function benchBackend(backend, results) {
   }
   phase(`${backend}: starting platform-apiserver`);
   const srv = await startServer(backend, etcd?.endpoint);
+  if (etcd !== undefined) {
+    phase(`etcd: create-path peer (bare node:https + the same etcd client): ${PODS} creates`);
+    results.createPeer = await peerCreateRate(etcd.endpoint, srv.tls);
+  }
   await srv.call('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }) });
   const heap0 = await heap(srv);
   phase(`${backend}: create ${PODS} pods (${CONCURRENCY} in flight)`);
@@ -287,6 +329,7 @@ async function main() {
     const x = results[b];
     r(`${b}: create ${PODS} pods, writes/s`, x.writesPerSecond, b === 'etcd' ? `etcd direct ${round3(results.etcdFloor.rate)}/s` : '', b === 'etcd' ? '>= 60 % of etcd' : '', b === 'etcd' ? x.writesPerSecond >= 0.6 * results.etcdFloor.rate : undefined);
     r(`${b}: create p99 ms`, x.createP99Ms, b === 'etcd' ? `etcd direct p99 ${pct(results.etcdFloor.lat, 0.99)}` : '', '', undefined);
+    if (b === 'etcd') r('etcd: create-path peer (bare https + etcd client), creates/s', `${round3(results.createPeer.rate)} (${Math.round((100 * results.createPeer.rate) / results.etcdFloor.rate)} % of etcd)`, `p99 ${pct(results.createPeer.lat, 0.99)} ms`, 'information', undefined);
     r(`${b}: list page of ${PAGE}, JSON p50/p99 ms`, `${x.listJsonP50Ms}/${x.listJsonP99Ms}`, floors, '', undefined);
     r(`${b}: list page of ${PAGE}, protobuf p50/p99 ms`, `${x.listProtobufP50Ms}/${x.listProtobufP99Ms}`, floors, b === 'memory' ? 'p99 <= 15 ms' : '', b === 'memory' ? x.listProtobufP99Ms <= 15 : undefined);
     r(`${b}: watch delivery to ${WATCHERS} watchers at ${RATE} writes/s, p50/p99 ms`, `${x.watchDeliveryP50Ms}/${x.watchDeliveryP99Ms}`, `1 watcher ${x.oneWatcherDeliveryP50Ms}/${x.oneWatcherDeliveryP99Ms}`, 'p99 <= 50 ms', x.watchDeliveryP99Ms <= 50 && x.watchMissing === 0);
@@ -299,8 +342,9 @@ async function main() {
   }
   process.stdout.write(`\n${table(['measure', 'value', 'baseline (same run)', 'target', ''], rows)}\n`);
   delete results.sample;
+  if (results.createPeer !== undefined) results.createPeer = { rate: round3(results.createPeer.rate), p50Ms: pct(results.createPeer.lat, 0.5), p99Ms: pct(results.createPeer.lat, 0.99) };
   delete results.tls;
-  const out = { machine: m, pods: PODS, watchers: WATCHERS, modifications: MODS, modificationRate: RATE, unpacedModifications: UNPACED, page: PAGE, listRounds: LIST_ROUNDS, floorHttpP50Ms: pct(floor, 0.5), floorHttpP99Ms: pct(floor, 0.99), floorHttpsP50Ms: pct(floorTls, 0.5), floorHttpsP99Ms: pct(floorTls, 0.99), etcdFloorPutsPerSecond: results.etcdFloor ? round3(results.etcdFloor.rate) : null, results };
+  const out = { machine: m, pods: PODS, watchers: WATCHERS, modifications: MODS, modificationRate: RATE, unpacedModifications: UNPACED, page: PAGE, listRounds: LIST_ROUNDS, floorHttpP50Ms: pct(floor, 0.5), floorHttpP99Ms: pct(floor, 0.99), floorHttpsP50Ms: pct(floorTls, 0.5), floorHttpsP99Ms: pct(floorTls, 0.99), etcdFloorPutsPerSecond: results.etcdFloor ? round3(results.etcdFloor.rate) : null, createPeerPerSecond: results.createPeer ? round3(results.createPeer.rate) : null, results };
   mkdirSync(join(REPO, 'bench/results'), { recursive: true });
   writeFileSync(join(REPO, 'bench/results/apiserver.json'), `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write('wrote bench/results/apiserver.json\n');
