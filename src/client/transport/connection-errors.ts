@@ -15,6 +15,9 @@ export interface ConnectionFailure {
 /** Failures before a single byte of the request could reach the server. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** A request node or undici refuses to send at all (a bad header, a bad argument): the same request fails the same way again. */
+const REFUSED_LOCALLY = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
+
 const TLS_FATAL = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|CERT_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
 function codeOf(e: unknown): string | undefined {
@@ -30,6 +33,7 @@ export function classifyConnectionError(e: unknown): ConnectionFailure {
   const text = e instanceof Error ? e.message : String(e);
   const message = code === undefined || text.includes(code) ? text : `${text} (${code})`;
   if (code !== undefined && TLS_FATAL.test(code)) return { sent: false, fatal: true, message: `TLS: ${message}` };
+  if (code !== undefined && REFUSED_LOCALLY.has(code)) return { sent: false, fatal: true, message };
   if (code !== undefined && NOT_SENT.has(code)) return { sent: false, fatal: false, message };
   return { sent: true, fatal: false, message };
 }

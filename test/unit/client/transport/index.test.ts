@@ -29,6 +29,7 @@ describe('classifyConnectionError', () => {
     [err('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify'), { sent: false, fatal: true, message: 'TLS: unable to verify (UNABLE_TO_VERIFY_LEAF_SIGNATURE)' }],
     [err('ERR_TLS_CERT_ALTNAME_INVALID', 'bad name'), { sent: false, fatal: true, message: 'TLS: bad name (ERR_TLS_CERT_ALTNAME_INVALID)' }],
     [Object.assign(new Error('fetch failed'), { cause: err('ECONNREFUSED', 'x') }), { sent: false, fatal: false, message: 'fetch failed (ECONNREFUSED)' }],
+    [err('UND_ERR_INVALID_ARG', 'invalid header'), { sent: false, fatal: true, message: 'invalid header (UND_ERR_INVALID_ARG)' }],
     [new Error('who knows'), { sent: true, fatal: false, message: 'who knows' }],
   ])('%s', (e, out) => {
     expect(classifyConnectionError(e)).toEqual(out);
