@@ -140,7 +140,8 @@ function parseUser(c: Ctx, doc: Obj, name: string, field: string, dir: string): 
 function parseDocument(c: Ctx, text: string): Obj {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // logLevel 'error': YAML warnings (unknown tags) are not the process's business; errors still throw.
+    doc = parse(text, { logLevel: 'error' });
   } catch (e) {
     c.fail('', `is not valid YAML: ${e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e)}`, e);
   }
