@@ -1,7 +1,7 @@
 // One resource type in one namespace, as the verbs of a ResourceClient see
 // it: its paths, and one request → decoded, kind-checked object. Shared by
 // reads.ts and writes.ts; no state of its own beyond the RestContext's.
-import type { ApiObject } from '../../api/codec/index.js';
+import { isCodecError, type ApiObject } from '../../api/codec/index.js';
 import type { RequestRef } from '../errors.js';
 import type { HttpMethod, ResourceType, TransportRequest } from '../types.js';
 import { ClientRequestError } from './errors.js';
@@ -46,7 +46,7 @@ export function objectRef(s: Scope, method: HttpMethod, name: string, opts: { su
 /** Sends `c` in the type's representation (406 → JSON once more) and decodes the answer. */
 export async function call(s: Scope, c: Call): Promise<ApiObject> {
   const build = (wire: Wire): TransportRequest => {
-    const b = c.body?.(wire);
+    const b = encodeOrRefuse(c, wire);
     return {
       method: c.ref.method as HttpMethod,
       path: c.ref.path,
@@ -62,6 +62,16 @@ export async function call(s: Scope, c: Call): Promise<ApiObject> {
   const obj = decodeBody(s.ctx.codec, c.ref, res);
   checkKind(c.ref, 'kind', obj, c.kinds);
   return obj;
+}
+
+/** A body the codec cannot encode (a value of the wrong type) is the caller's: ClientRequestError naming the field. */
+function encodeOrRefuse(c: Call, wire: Wire): { body: Uint8Array | string; contentType: string } | undefined {
+  try {
+    return c.body?.(wire);
+  } catch (err) {
+    if (!isCodecError(err)) throw err;
+    throw new ClientRequestError(c.ref, err.field ?? 'body', `cannot encode the object: ${err.message}`);
+  }
 }
 
 export const metaOf = (obj: ApiObject): Record<string, unknown> => {

@@ -1,9 +1,11 @@
 // Sending one request of a ResourceClient through the Transport in the type's
 // current representation, with the 406 fallback of §4.9: a type that refuses
 // protobuf is switched to JSON for the client's life and the request is sent
-// once more as JSON. Called by every verb; may block as long as the
+// once more as JSON. A 415 to a protobuf body (the server cannot read it for
+// this type) is the same refusal and is treated alike. Called by every verb; may block as long as the
 // Transport does (rate limits, retries); rejects as the Transport does.
 import type { ApiCodec } from '../../api/codec/index.js';
+import { MEDIA_PROTOBUF } from '../../api/media.js';
 import { isApiStatusError } from '../errors.js';
 import type { ClientLog, ResourceType, Transport, TransportRequest, TransportResponse, TransportStream } from '../types.js';
 import type { Representations, Wire } from './representation.js';
@@ -22,7 +24,8 @@ async function withFallback<R>(ctx: RestContext, t: ResourceType, build: (wire: 
   try {
     return await go(req);
   } catch (err) {
-    if (wire !== 'protobuf' || !isApiStatusError(err) || err.code !== 406) throw err;
+    const refused = isApiStatusError(err) && (err.code === 406 || (err.code === 415 && req.headers?.['content-type'] === MEDIA_PROTOBUF));
+    if (wire !== 'protobuf' || !refused) throw err;
     ctx.reps.fallBack(t, { method: req.method, path: req.path });
     return go(build('json'));
   }

@@ -55,6 +55,20 @@ describe('representations (§4.9)', () => {
     expect(transport.requests[3]!.headers?.['accept']).toBe(`${MEDIA_PROTOBUF}, ${MEDIA_JSON}`);
   });
 
+  it('a 415 to a protobuf body is the same refusal: JSON from then on', async () => {
+    const { transport, rest } = client(MEDIA_PROTOBUF, (req) => (req.headers?.['content-type'] === MEDIA_PROTOBUF ? statusError(req, apiErrors.unsupportedMediaType(MEDIA_PROTOBUF, [MEDIA_JSON])) : json(pod('p1'))));
+    await rest.resource(RESOURCES.pods, 'ns1').create(pod('p1'));
+    expect(transport.requests.map((r) => r.headers?.['content-type'])).toEqual([MEDIA_PROTOBUF, MEDIA_JSON]);
+  });
+
+  it('an object the codec cannot encode is refused naming the field, before sending', async () => {
+    const { transport, rest } = client(MEDIA_PROTOBUF, () => json(pod('p1')));
+    const err = await rejection(rest.resource(RESOURCES.pods, 'ns1').create({ metadata: { name: 'p1' }, spec: { containers: 'not-a-list' } }));
+    expect(err).toBeInstanceOf(ClientRequestError);
+    expect((err as ClientRequestError).field).toContain('containers');
+    expect(transport.requests).toHaveLength(0);
+  });
+
   it('a 406 in JSON is the caller’s error', async () => {
     const { transport, rest } = client(MEDIA_JSON, (req) => statusError(req, apiErrors.notAcceptable([MEDIA_PROTOBUF])));
     expect(await rejection(rest.resource(RESOURCES.pods, 'a').get('x'))).toMatchObject({ code: 406 });
