@@ -16,9 +16,12 @@ export interface Scope {
   readonly namespace: string;
 }
 
+/** A request as errors name it, with a method the Transport knows. */
+export type Ref = RequestRef & { readonly method: HttpMethod };
+
 /** What one verb sends, apart from Accept (which follows the representation). */
 export interface Call {
-  readonly ref: RequestRef;
+  readonly ref: Ref;
   readonly query?: URLSearchParams;
   readonly idempotent: boolean;
   readonly signal: AbortSignal | undefined;
@@ -28,14 +31,14 @@ export interface Call {
   readonly kinds: readonly string[];
 }
 
-export const collectionRef = (s: Scope, method: HttpMethod, namespace = s.namespace): RequestRef => ({ method, path: resourcePath(s.type, { namespace }) });
+export const collectionRef = (s: Scope, method: HttpMethod, namespace = s.namespace): Ref => ({ method, path: resourcePath(s.type, { namespace }) });
 
 /**
  * The path of one named object (and subresource). A namespaced type needs a
  * namespace here: the client's, else `objectNamespace` (a create's or an
  * update's object); an empty name or namespace is refused before sending.
  */
-export function objectRef(s: Scope, method: HttpMethod, name: string, opts: { subresource?: string | undefined; objectNamespace?: string | undefined } = {}): RequestRef {
+export function objectRef(s: Scope, method: HttpMethod, name: string, opts: { subresource?: string | undefined; objectNamespace?: string | undefined } = {}): Ref {
   const namespace = s.namespace !== '' ? s.namespace : (opts.objectNamespace ?? '');
   const path = resourcePath(s.type, { namespace, name, ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }) });
   if (name === '') throw new ClientRequestError({ method, path }, 'name', `a ${s.type.kind} needs a name`);
@@ -48,13 +51,14 @@ export async function call(s: Scope, c: Call): Promise<ApiObject> {
   const build = (wire: Wire): TransportRequest => {
     const b = encodeOrRefuse(c, wire);
     return {
-      method: c.ref.method as HttpMethod,
+      method: c.ref.method,
       path: c.ref.path,
       ...(c.query === undefined || c.query.size === 0 ? {} : { query: c.query }),
       headers: { accept: acceptFor(wire), ...(b === undefined ? {} : { 'content-type': b.contentType }) },
       ...(b === undefined ? {} : { body: b.body }),
       ...(c.signal === undefined ? {} : { signal: c.signal }),
       idempotent: c.idempotent,
+      // Events have their own bucket (--event-qps/--event-burst), so a burst of them never starves status writes.
       limiter: s.type.resource === 'events' && s.type.group === '' ? 'events' : 'default',
     };
   };

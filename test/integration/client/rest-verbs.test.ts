@@ -85,6 +85,15 @@ describeBackends('client rest: verbs', { faults: true }, (srv) => {
         });
         expect(u2).toMatchObject({ data: { n: '2' } });
         expect(calls).toBe(1);
+        // A first PUT with a stale version gets the server's 409; the helper starts over from a fresh GET.
+        calls = 0;
+        const u3 = await cms.updateWithRetry('u', (cur) => {
+          calls++;
+          const stale = calls === 1 ? { resourceVersion: meta(u)['resourceVersion'] } : {};
+          return { ...cur, metadata: { ...meta(cur), ...stale }, data: { n: '3' } };
+        });
+        expect(u3).toMatchObject({ data: { n: '3' } });
+        expect(calls).toBe(2);
 
         const nodes = rest().resource(RESOURCES.nodes);
         const name = uniq('node');
