@@ -5,7 +5,7 @@
 // the Transport's ClientConnectionError, or the caller's signal's reason.
 // One consumer per stream; close() is idempotent and releases the
 // connection whether or not iteration started.
-import { MEDIA_PROTOBUF, mediaTypeOf } from '../../api/media.js';
+import { MEDIA_JSON, MEDIA_PROTOBUF, mediaTypeOf } from '../../api/media.js';
 import { ClientProtocolError, type RequestRef } from '../errors.js';
 import type { ResourceType, TransportStream, WatchEvent, WatchOptions, WatchStream } from '../types.js';
 import { watchQuery } from './query.js';
@@ -29,6 +29,10 @@ export async function openWatch(ctx: RestContext, t: ResourceType, namespace: st
   }));
   const ct = stream.headers['content-type'];
   const mt = mediaTypeOf(Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''));
+  if (mt !== MEDIA_PROTOBUF && mt !== MEDIA_JSON && mt !== '') {
+    stream.close();
+    throw new ClientProtocolError(ref, 'content-type', `unexpected watch media type ${JSON.stringify(mt)}`);
+  }
   const reader = mt === MEDIA_PROTOBUF ? protobufEventReader(ctx.codec, ref, t) : jsonEventReader(ref, t);
   return new RestWatch(stream, reader, ref, opts.signal);
 }

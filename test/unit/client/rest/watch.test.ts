@@ -91,6 +91,12 @@ describe('watch (§4.5)', () => {
     expect(transport.streamsClosed).toBe(1);
   });
 
+  it('a stream of another media type is refused and released', async () => {
+    const { pods, transport } = open({ stream: [Buffer.from('<html>')], contentType: 'text/html' });
+    await expect(pods.watch({})).rejects.toMatchObject({ name: 'ClientProtocolError', field: 'content-type' });
+    expect(transport.streamsClosed).toBe(1);
+  });
+
   it('the oversize cap is 64 MiB', () => {
     expect(MAX_EVENT_BYTES).toBe(64 * 1024 * 1024);
     expect(0x04000001).toBeGreaterThan(MAX_EVENT_BYTES);
