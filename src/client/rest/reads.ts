@@ -3,7 +3,7 @@
 // idempotent for the Transport, cancellable through its signal.
 import type { ApiObject } from '../../api/codec/index.js';
 import type { ListOptions, ListPage, WatchOptions, WatchStream } from '../types.js';
-import { listAllPages, toListPage } from './list.js';
+import { DEFAULT_PAGE_SIZE, listAllPages, toListPage } from './list.js';
 import { listQuery } from './query.js';
 import { ACCEPT_TABLE, checkKind, decodeBody } from './representation.js';
 import { call, collectionRef, objectRef, type Scope } from './scope.js';
@@ -20,15 +20,28 @@ export async function get(s: Scope, name: string, opts: { resourceVersion?: stri
   return call(s, { ref, query, idempotent: true, signal: opts.signal, kinds: [s.type.kind] });
 }
 
-export async function list(s: Scope, opts: ListOptions): Promise<ListPage> {
+async function listPage(s: Scope, opts: ListOptions): Promise<ListPage> {
   const ref = collectionRef(s, 'GET');
   const query = listQuery(ref, opts);
   const body = await call(s, { ref, query, idempotent: true, signal: opts.signal, kinds: [`${s.type.kind}List`] });
   return toListPage(ref, s.type, body);
 }
 
+/**
+ * One page. §4.13: an `Exact` list without `limit` whose collection version
+ * is not the one asked for is read again with `limit` (which the server
+ * must serve exactly), every page of it, as one page without a token.
+ */
+export async function list(s: Scope, opts: ListOptions): Promise<ListPage> {
+  const page = await listPage(s, opts);
+  if (opts.resourceVersionMatch !== 'Exact' || (opts.limit ?? 0) > 0 || page.resourceVersion === opts.resourceVersion) return page;
+  const { continue: _c, ...rest } = opts;
+  const all = await listAllPages(collectionRef(s, 'GET'), (o) => listPage(s, o), { ...rest, limit: DEFAULT_PAGE_SIZE });
+  return { items: all.items, resourceVersion: all.resourceVersion, continue: '', remainingItemCount: undefined };
+}
+
 export async function listAll(s: Scope, opts: Omit<ListOptions, 'continue'> = {}): Promise<{ items: ApiObject[]; resourceVersion: string }> {
-  return listAllPages(collectionRef(s, 'GET'), (o) => list(s, o), opts);
+  return listAllPages(collectionRef(s, 'GET'), (o) => listPage(s, o), opts);
 }
 
 export async function watch(s: Scope, opts: WatchOptions): Promise<WatchStream> {

@@ -51,6 +51,21 @@ describe('list', () => {
     expect(err).toBeInstanceOf(ClientProtocolError);
     expect(err).toMatchObject({ field });
   });
+
+  it('Exact without limit: a collection at another version is read again with limit (§4.13), as one page', async () => {
+    const { transport, pods: p } = pods((req) => {
+      if (!req.query?.has('limit')) return json(podList(['a'], { resourceVersion: '11' }));
+      return json(req.query.has('continue') ? podList(['b'], { resourceVersion: '10' }) : podList(['a'], { resourceVersion: '10', continue: 't' }));
+    });
+    const page = await p.list({ resourceVersion: '10', resourceVersionMatch: 'Exact' });
+    expect(page).toMatchObject({ resourceVersion: '10', continue: '' });
+    expect(page.items).toHaveLength(2);
+    expect(transport.requests.map((r) => r.query?.toString())).toEqual([
+      'resourceVersion=10&resourceVersionMatch=Exact',
+      'resourceVersion=10&resourceVersionMatch=Exact&limit=500',
+      'limit=500&continue=t',
+    ]);
+  });
 });
 
 describe('listAll (§4.6, client-go pager)', () => {
