@@ -1,0 +1,87 @@
+// Watch stream bodies (§4.5, api-wire-notes (a)) → WatchEvents: JSON
+// documents split on value boundaries, or length-prefixed protobuf frames.
+// One EventReader per stream, fed chunks as they arrive; pure apart from its
+// buffer, never blocks. An ERROR event throws its Status as ApiStatusError;
+// anything else off-contract throws ClientProtocolError naming the field.
+import { JsonStreamSplitter, WatchFrameDecoder, isCodecError, type ApiCodec, type ApiObject, type WatchFrame } from '../../api/codec/index.js';
+import type { Status } from '../../api/errors.js';
+import { ApiStatusError, ClientProtocolError, type RequestRef } from '../errors.js';
+import type { ResourceType, WatchEvent, WatchEventType } from '../types.js';
+import { isObject, parseJsonObject } from './representation.js';
+
+/** The largest event accepted, before it is buffered whole (upstream's default is 16 MiB; objects near 1.5 MiB are the norm). */
+export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
+const TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+
+export interface EventReader {
+  /** The events completed by `chunk`, in order; decoded as iterated, so an ERROR or a broken event throws after the events before it. */
+  push(chunk: Buffer): Iterable<WatchEvent>;
+  /** True when the bytes so far end inside an event: a stream that ends now was cut. */
+  readonly pending: boolean;
+}
+
+/** One decoded `{type, object}` checked against the contract. */
+export function toEvent(ref: RequestRef, t: ResourceType, type: unknown, object: unknown): WatchEvent {
+  if (typeof type !== 'string') throw new ClientProtocolError(ref, 'type', `watch event without a type`);
+  if (!isObject(object)) throw new ClientProtocolError(ref, 'object', `watch event ${type} without an object`);
+  if (type === 'ERROR') {
+    if (object['kind'] !== 'Status' || typeof object['code'] !== 'number') throw new ClientProtocolError(ref, 'object.kind', `ERROR event whose object is not a Status (kind ${JSON.stringify(object['kind'])})`);
+    const status = object as unknown as Status;
+    throw new ApiStatusError(ref, status, status.details?.retryAfterSeconds);
+  }
+  if (!TYPES.has(type)) throw new ClientProtocolError(ref, 'type', `unknown watch event type ${JSON.stringify(type)}`);
+  if (object['kind'] !== t.kind) throw new ClientProtocolError(ref, 'object.kind', `${type} event of kind ${JSON.stringify(object['kind'])} in a watch of ${t.kind}`);
+  return { type: type as WatchEventType, object };
+}
+
+function protocol(ref: RequestRef, field: string, err: unknown): unknown {
+  return isCodecError(err) ? new ClientProtocolError(ref, field, err.message, err) : err;
+}
+
+export function jsonEventReader(ref: RequestRef, t: ResourceType): EventReader {
+  const splitter = new JsonStreamSplitter({ maxDocumentBytes: MAX_EVENT_BYTES });
+  return {
+    *push(chunk) {
+      let docs: Buffer[];
+      try {
+        docs = splitter.push(chunk);
+      } catch (err) {
+        throw protocol(ref, 'body', err);
+      }
+      for (const d of docs) {
+        const ev: ApiObject = parseJsonObject(ref, 'body', d);
+        yield toEvent(ref, t, ev['type'], ev['object']);
+      }
+    },
+    get pending() {
+      return splitter.pending;
+    },
+  };
+}
+
+export function protobufEventReader(codec: ApiCodec, ref: RequestRef, t: ResourceType): EventReader {
+  const frames = new WatchFrameDecoder({ maxFrameBytes: MAX_EVENT_BYTES });
+  return {
+    *push(chunk) {
+      let got: WatchFrame[];
+      try {
+        got = frames.push(chunk);
+      } catch (err) {
+        throw protocol(ref, 'body', err);
+      }
+      for (const f of got) {
+        let object: ApiObject;
+        try {
+          object = codec.decode(f.object).object;
+        } catch (err) {
+          throw protocol(ref, 'object', err);
+        }
+        yield toEvent(ref, t, f.type, object);
+      }
+    },
+    get pending() {
+      return frames.pending > 0;
+    },
+  };
+}
