@@ -6,6 +6,8 @@
 //   a watch event of the wrong kind, a list without resourceVersion...).
 // - ClientConnectionError: no HTTP answer at all (refused, reset, TLS, timeout).
 // - ClientConfigError: a platformconfig file that cannot be used.
+// - ClientRequestError: a call the client will not send (no name, no
+//   namespace, an object the codec cannot encode): the caller's mistake.
 // Each names the request (method and path) or the file, and the field.
 import { ApiError, type Status } from '../api/errors.js';
 
@@ -66,8 +68,21 @@ export class ClientConfigError extends Error {
   }
 }
 
-export type ClientError = ApiStatusError | ClientProtocolError | ClientConnectionError | ClientConfigError;
+/** A call the client cannot turn into a request; `field` names what is missing or wrong (`metadata.name`, `namespace`). */
+export class ClientRequestError extends Error {
+  readonly request: RequestRef;
+  readonly field: string;
+  constructor(request: RequestRef, field: string, message: string) {
+    super(`${describeRequest(request)}: ${field}: ${message}`);
+    this.name = 'ClientRequestError';
+    this.request = request;
+    this.field = field;
+  }
+}
+
+export type ClientError = ApiStatusError | ClientProtocolError | ClientConnectionError | ClientConfigError | ClientRequestError;
 
 export const isApiStatusError = (e: unknown): e is ApiStatusError => e instanceof ApiStatusError;
 export const isClientProtocolError = (e: unknown): e is ClientProtocolError => e instanceof ClientProtocolError;
+export const isClientRequestError = (e: unknown): e is ClientRequestError => e instanceof ClientRequestError;
 export const isClientConnectionError = (e: unknown): e is ClientConnectionError => e instanceof ClientConnectionError;

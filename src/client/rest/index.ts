@@ -12,7 +12,7 @@ import type { Scope } from './scope.js';
 import { create, del, deleteCollection, patch, update, updateWithRetry } from './writes.js';
 
 export { RESOURCES, apiVersionOf, resourcePath } from './resources.js';
-export { ClientRequestError, isClientRequestError } from './errors.js';
+export { ClientRequestError, isClientRequestError } from '../errors.js';
 export { DEFAULT_PAGE_SIZE } from './list.js';
 export { DEFAULT_UPDATE_ATTEMPTS } from './writes.js';
 export { MAX_EVENT_BYTES } from './watch-events.js';

@@ -2,9 +2,8 @@
 // it: its paths, and one request → decoded, kind-checked object. Shared by
 // reads.ts and writes.ts; no state of its own beyond the RestContext's.
 import { isCodecError, type ApiObject } from '../../api/codec/index.js';
-import type { RequestRef } from '../errors.js';
 import type { HttpMethod, ResourceType, TransportRequest } from '../types.js';
-import { ClientRequestError } from './errors.js';
+import { ClientRequestError, type RequestRef } from '../errors.js';
 import { acceptFor, checkKind, decodeBody, type Wire } from './representation.js';
 import { resourcePath } from './resources.js';
 import { send, type RestContext } from './send.js';

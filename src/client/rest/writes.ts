@@ -10,7 +10,7 @@ import type { ApiObject } from '../../api/codec/index.js';
 import { isConflict } from '../../api/errors.js';
 import type { PatchType } from '../../api/media.js';
 import type { DeleteOptions, ListOptions, PatchOptions, WriteOptions } from '../types.js';
-import { ClientRequestError } from './errors.js';
+import { ClientRequestError } from '../errors.js';
 import { deleteBody, deleteIsGuarded, writeQuery } from './query.js';
 import { encodeBody } from './representation.js';
 import { apiVersionOf } from './resources.js';

@@ -41,7 +41,7 @@ describeBackends('client rest: watch', { faults: true }, (srv) => {
   let transport: Transport;
   const clients = new Map<string, RestClient>();
   beforeAll(async () => {
-    transport = testTransport(srv());
+    transport = await testTransport(srv());
     const codec = await loadApiCodec();
     for (const ct of [MEDIA_JSON, MEDIA_PROTOBUF] as const) clients.set(ct, createRestClient({ transport, codec, contentType: ct, log: quiet }));
   });
