@@ -110,6 +110,8 @@ export class FakeListerWatcher implements ListerWatcher {
   readonly namespace = '';
   readonly state = new Map<string, ApiObject>();
   readonly calls: { list: ListOptions[]; watch: WatchOptions[] } = { list: [], watch: [] };
+  /** The version of every complete answer: a list's last page, a streaming list's initial-events-end bookmark. */
+  readonly syncPoints: number[] = [];
   watchListEnabled: boolean;
   anyLag: number;
   private version = 0;
@@ -246,7 +248,8 @@ export class FakeListerWatcher implements ListerWatcher {
       case 'MostRecent':
         break;
       case 'Any':
-        at = Math.max(this.compactedRv, this.version - this.anyLag);
+        // Never before the first write: a real store's list version is a real revision.
+        at = Math.max(this.compactedRv, this.version - this.anyLag, Math.min(1, this.version));
         break;
       case 'NotOlderThan':
         if (sem.rv > this.version) throw this.tooLarge(LIST);
@@ -271,6 +274,7 @@ export class FakeListerWatcher implements ListerWatcher {
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : keys.length;
     const page = keys.slice(0, limit);
     const more = keys.length > page.length;
+    if (!more) this.syncPoints.push(at);
     return {
       items: page.map((k) => snap.get(k)!),
       resourceVersion: String(at),
@@ -310,6 +314,7 @@ export class FakeListerWatcher implements ListerWatcher {
     } else if (sem.kind !== 'StartCurrent') {
       for (const k of [...this.state.keys()].sort()) w.push({ ev: this.event('ADDED', this.state.get(k)!) });
       if (sem.kind === 'StreamingList' && opts.allowWatchBookmarks === true) {
+        this.syncPoints.push(this.version);
         w.push({ ev: { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: this.rv, annotations: { 'platform.io/initial-events-end': 'true' } } } } });
       }
     }
