@@ -74,9 +74,12 @@ export class ShortWatchError extends Error {
 export class Reflector {
   private state: SyncState = INITIAL_SYNC_STATE;
   private watchListOn: boolean;
+  /** For re-opening a watch after a 429 or a lost connection (client-go's initConnBackoffManager). */
+  private readonly connBackoff: ExponentialBackoff;
 
   constructor(private readonly o: ReflectorOptions) {
     this.watchListOn = o.watchList;
+    this.connBackoff = new ExponentialBackoff(REFLECTOR_BACKOFF, o.clock);
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -192,7 +195,7 @@ export class Reflector {
   /** Watches from the last version until the round must end (returns) or fails (throws). */
   private async watchLoop(first: OpenWatch | undefined, signal: AbortSignal): Promise<void> {
     const { lw, clock } = this.o;
-    const connBackoff = new ExponentialBackoff(REFLECTOR_BACKOFF, clock);
+    const { connBackoff } = this;
     for (let w = first; !signal.aborted; w = undefined) {
       const start = clock.now();
       if (w === undefined) {

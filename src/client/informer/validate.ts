@@ -38,18 +38,22 @@ export function checkListItem(lw: Pick<ListerWatcher, 'type' | 'namespace'>, obj
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
-/** Throws when a watch event breaks the contract; a BOOKMARK needs only its version (and a matching kind). */
+/** Throws when a watch event breaks the contract; a BOOKMARK needs only its version (and a matching kind). Allocates nothing for a good event. */
 export function checkEvent(lw: Pick<ListerWatcher, 'type' | 'namespace'>, ev: WatchEvent): void {
-  const req = requestOf(lw, 'watch');
-  if (!EVENT_TYPES.has(ev.type)) throw new ClientProtocolError(req, 'type', `unknown watch event type ${JSON.stringify(ev.type)}`);
-  if (ev.type === 'BOOKMARK') {
-    const o = ev.object as unknown;
-    if (typeof o !== 'object' || o === null) throw new ClientProtocolError(req, 'object', 'BOOKMARK without an object');
-    const kind = ev.object['kind'];
-    if (kind !== undefined && kind !== lw.type.kind) throw new ClientProtocolError(req, 'object.kind', `is ${JSON.stringify(kind)}, expected ${JSON.stringify(lw.type.kind)}`);
-    if (resourceVersionOf(ev.object) === '') throw new ClientProtocolError(req, 'object.metadata.resourceVersion', 'BOOKMARK without a resourceVersion');
-    return;
+  const p = eventProblem(ev, lw.type);
+  if (p !== undefined) throw new ClientProtocolError(requestOf(lw, 'watch'), p[0], p[1]);
+}
+
+function eventProblem(ev: WatchEvent, type: ResourceType): [string, string] | undefined {
+  if (!EVENT_TYPES.has(ev.type)) return ['type', `unknown watch event type ${JSON.stringify(ev.type)}`];
+  const o = ev.object as unknown;
+  if (ev.type !== 'BOOKMARK') {
+    const p = objectProblem(o, type);
+    return p === undefined ? undefined : [`object.${p[0]}`, `${ev.type} event: ${p[1]}`];
   }
-  const p = objectProblem(ev.object, lw.type);
-  if (p !== undefined) throw new ClientProtocolError(req, `object.${p[0]}`, `${ev.type} event: ${p[1]}`);
+  if (typeof o !== 'object' || o === null) return ['object', 'BOOKMARK without an object'];
+  const kind = ev.object['kind'];
+  if (kind !== undefined && kind !== type.kind) return ['object.kind', `is ${JSON.stringify(kind)}, expected ${JSON.stringify(type.kind)}`];
+  if (resourceVersionOf(ev.object) === '') return ['object.metadata.resourceVersion', 'BOOKMARK without a resourceVersion'];
+  return undefined;
 }
