@@ -97,15 +97,21 @@ export const watchListUnsupported = (e: unknown): boolean => isInvalid(e);
 
 /** How a watch that is over ends the round. */
 export type WatchEnd =
-  /** Clean end: re-open from the last version at once. */
+  /** Clean end (or a reset): re-open from the last version at once. */
   | 'rewatch'
   /** 429 while watching: back off, re-open, no relist. */
   | 'backoff-rewatch'
   /** Anything else (410, a short watch, bad input, 5xx): back off, then list again. */
   | 'relist';
 
+/**
+ * A reset connection ends a watch like the server's timeout does (client-go's
+ * stream watcher closes quietly on a probable EOF): the version is still
+ * good, so re-watch; the short-watch rule keeps a flapping server from
+ * being hammered.
+ */
 export function watchEnd(error: unknown, durationMs: number, events: number): WatchEnd {
-  if (error === undefined) return durationMs < SHORT_WATCH_MS && events === 0 ? 'relist' : 'rewatch';
+  if (error === undefined || isClientConnectionError(error)) return durationMs < SHORT_WATCH_MS && events === 0 ? 'relist' : 'rewatch';
   if (isApiError(error) && error.code === 429) return 'backoff-rewatch';
   return 'relist';
 }

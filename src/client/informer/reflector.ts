@@ -202,7 +202,10 @@ export class Reflector {
         try {
           w = await this.openWatch(watchRequest(this.state.lastSyncRv, clock.random(), this.o.selectors), signal);
         } catch (e) {
-          if (signal.aborted || !watchStartRetriable(e)) throw e;
+          if (signal.aborted) throw e;
+          // Some servers refuse a too-old version with an HTTP 410 instead of an ERROR event: the same relist.
+          if (isExpired(e)) return this.o.log.debug(`informer: ${lw.type.resource}: watch refused: ${errorFields(e)['error'] as string}; relisting`);
+          if (!watchStartRetriable(e)) throw e;
           this.report('watch', e);
           await clock.sleep(connBackoff.next(), signal);
           continue;
@@ -210,16 +213,17 @@ export class Reflector {
       }
       const open = w;
       const dispose = onAbort(signal, () => open.close());
+      const progress = { events: 0 };
       let error: unknown;
-      let events = 0;
       try {
-        events = await this.pump(open, signal);
+        await this.pump(open, progress, signal);
       } catch (e) {
         error = e;
       } finally {
         dispose();
         open.close();
       }
+      const { events } = progress;
       if (signal.aborted) return;
       const elapsed = clock.now() - start;
       switch (watchEnd(error, elapsed, events)) {
@@ -238,16 +242,15 @@ export class Reflector {
     }
   }
 
-  /** Applies events until the stream ends (returns the count) or fails (throws). */
-  private async pump(w: OpenWatch, signal: AbortSignal): Promise<number> {
+  /** Applies events until the stream ends (returns) or fails (throws); counts them in `progress` either way. */
+  private async pump(w: OpenWatch, progress: { events: number }, signal: AbortSignal): Promise<void> {
     const { lw, dispatcher } = this.o;
-    let n = 0;
     for (;;) {
       const r = await w.events.next();
-      if (r.done === true || signal.aborted) return n;
+      if (r.done === true || signal.aborted) return;
       const ev = r.value;
       checkEvent(lw, ev);
-      n++;
+      progress.events++;
       const rv = resourceVersionOf(ev.object);
       if (ev.type === 'ADDED' || ev.type === 'MODIFIED') dispatcher.upsert(objectKey(ev.object), ev.object);
       else if (ev.type === 'DELETED') dispatcher.remove(objectKey(ev.object), ev.object);

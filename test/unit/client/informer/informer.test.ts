@@ -104,6 +104,24 @@ describe('informer: list then watch', () => {
     expect(h.events).toEqual(['add default/p0@1']);
   });
 
+  it('a reset after events re-watches from the last version without a relist; an HTTP 410 on opening the watch relists', async () => {
+    h = startInformer();
+    seed(h, 1);
+    await h.informer.synced;
+    await until(() => h!.fake.openWatches === 1, 'watch open');
+    h.fake.create('x');
+    await until(() => inSync(h!), 'saw x');
+    h.fake.dropWatches('reset');
+    h.fake.update('default/x');
+    await until(() => inSync(h!) && h!.fake.openWatches === 1, 'resumed');
+    expect(h.fake.calls.list).toHaveLength(1);
+    expect(h.sleeps).toEqual([]);
+    h.fake.failNextWatch(new ApiStatusError(REQ, apiErrors.expired('too old resource version: 3 (9)').status(), undefined));
+    h.fake.dropWatches('clean');
+    await until(() => h!.fake.calls.list.length === 2 && h!.fake.openWatches === 1, 'relisted');
+    expect(h.logs.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
   it('429 or no connection when opening a watch: back off and re-open it, no relist', async () => {
     h = startInformer();
     h.fake.failNextWatch(new ApiStatusError(REQ, apiErrors.tooManyRequests('slow down', 1).status(), 1));

@@ -83,7 +83,8 @@ describe('error classification', () => {
     ['410 while watching', expired, 5_000, 4, 'relist'],
     ['429 while watching', throttled, 5_000, 4, 'backoff-rewatch'],
     ['bad event', proto, 5_000, 4, 'relist'],
-    ['reset', conn, 5_000, 4, 'relist'],
+    ['reset after events', conn, 5_000, 4, 'rewatch'],
+    ['reset at once, no event', conn, 5, 0, 'relist'],
   ] as const)('watch end: %s → %s', (_n, err, ms, n, want) => {
     expect(watchEnd(err, ms, n)).toBe(want);
   });
