@@ -5,25 +5,19 @@
 // the server's list exactly, and its handler stream replays to it with no
 // version twice and none going back.
 //
-// The ListerWatcher here is a deliberately small JSON one written for this
-// test over undici (the client's rest layer is built in parallel and is not
-// on this branch); once `src/client/rest` lands, the integrator swaps
-// `jsonListerWatcher` for `createRestClient(...).resource(RESOURCES.configMaps, ns)`
-// and adds a protobuf run.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type Agent, request } from 'undici';
-import { parse } from 'yaml';
+// The informer reads through the client's own rest layer (real transport,
+// protobuf or JSON), wrapped only to count requests and to make a chosen
+// continuation page slow enough for its token to expire.
 import { expect, it } from 'vitest';
-import { JsonStreamSplitter } from '../../../src/api/codec/index.js';
-import type { Status } from '../../../src/api/errors.js';
+import { loadApiCodec } from '../../../src/api/codec/index.js';
+import { isGone } from '../../../src/api/errors.js';
+import { MEDIA_JSON, MEDIA_PROTOBUF } from '../../../src/api/media.js';
 import { createInformer } from '../../../src/client/informer/index.js';
-import { ApiStatusError, ClientConnectionError } from '../../../src/client/errors.js';
-import type { ApiObject, ClientLog, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions, WatchStream } from '../../../src/client/types.js';
-import { describeBackends } from '../../conformance/helpers/backends.js';
-import { tlsDispatcher } from '../../conformance/helpers/api-client.js';
+import { RESOURCES, createRestClient } from '../../../src/client/rest/index.js';
+import type { ApiObject, ClientLog, ListOptions, ListPage, ListerWatcher, ResourceClient, WatchEvent, WatchOptions, WatchStream } from '../../../src/client/types.js';
+import { BACKENDS, describeBackends } from '../../conformance/helpers/backends.js';
 import { makeNamespace, ns } from '../../conformance/helpers/objects.js';
-import type { ServerHandle } from '../../conformance/helpers/server.js';
+import { testTransport } from './helpers/transport.js';
 
 const CHANGES = 5_000;
 const SEED = 300;
@@ -44,24 +38,15 @@ const metaOf = (o: ApiObject): Record<string, unknown> => (o['metadata'] ?? {}) 
 const nameOf = (o: ApiObject): string => String(metaOf(o)['name']);
 const rvOf = (o: ApiObject): number => Number(metaOf(o)['resourceVersion']);
 
-function query(o: ListOptions | WatchOptions, watch: boolean): string {
-  const q = new URLSearchParams();
-  if (watch) q.set('watch', '1');
-  for (const [k, v] of Object.entries(o)) if (k !== 'signal' && v !== undefined) q.set(k, String(v));
-  return q.toString();
-}
-
-function jsonListerWatcher(srv: ServerHandle, token: string, dispatcher: Agent, namespace: string, counters: Counters): ListerWatcher {
-  const path = `${ns(namespace)}/configmaps`;
-  const ref = { method: 'GET', path };
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const fail = async (status: number, body: { json(): Promise<unknown> }): Promise<never> => {
-    if (status === 410) counters.gone++;
-    throw new ApiStatusError(ref, (await body.json()) as Status, undefined);
+/** `rc` as a ListerWatcher that counts lists, continues, watches and 410s, and delays one continuation page on request. */
+function countingListerWatcher(rc: ResourceClient, counters: Counters): ListerWatcher {
+  const gone = (e: unknown): never => {
+    if (isGone(e)) counters.gone++;
+    throw e;
   };
   return {
-    type: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
-    namespace,
+    type: rc.type,
+    namespace: rc.namespace,
     async list(opts: ListOptions): Promise<ListPage> {
       counters.lists++;
       if (opts.continue !== undefined) {
@@ -72,44 +57,20 @@ function jsonListerWatcher(srv: ServerHandle, token: string, dispatcher: Agent, 
           await new Promise((r) => setTimeout(r, CONTINUE_LIFETIME_MS + 500));
         }
       }
-      const res = await request(`${srv.url}${path}?${query(opts, false)}`, { dispatcher, headers, signal: opts.signal });
-      if (res.statusCode !== 200) return fail(res.statusCode, res.body);
-      const body = (await res.body.json()) as { items?: ApiObject[]; metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } };
-      return { items: body.items ?? [], resourceVersion: body.metadata?.resourceVersion ?? '', continue: body.metadata?.continue ?? '', remainingItemCount: body.metadata?.remainingItemCount };
+      return rc.list(opts).catch(gone);
     },
     async watch(opts: WatchOptions): Promise<WatchStream> {
       counters.watches++;
-      const res = await request(`${srv.url}${path}?${query(opts, true)}`, { dispatcher, headers, signal: opts.signal });
-      if (res.statusCode !== 200) return fail(res.statusCode, res.body);
-      const body = res.body;
-      const splitter = new JsonStreamSplitter();
-      let closed = false;
+      const stream = await rc.watch(opts).catch(gone);
       async function* events(): AsyncGenerator<WatchEvent> {
         try {
-          for await (const chunk of body) {
-            for (const doc of splitter.push(chunk as Buffer)) {
-              const ev = JSON.parse(doc.toString('utf8')) as { type: string; object: ApiObject };
-              if (ev.type === 'ERROR') {
-                if ((ev.object as unknown as Status).code === 410) counters.gone++;
-                throw new ApiStatusError(ref, ev.object as unknown as Status, undefined);
-              }
-              yield ev as WatchEvent;
-            }
-          }
+          for await (const ev of stream) yield ev;
         } catch (e) {
-          if (e instanceof ApiStatusError) throw e;
-          if (closed) return;
-          throw new ClientConnectionError(ref, e instanceof Error ? e.message : String(e), e);
+          gone(e);
         }
       }
       const it = events();
-      return {
-        [Symbol.asyncIterator]: () => it,
-        close: () => {
-          closed = true;
-          body.destroy();
-        },
-      };
+      return { [Symbol.asyncIterator]: () => it, close: () => stream.close() };
     },
   };
 }
@@ -148,13 +109,16 @@ function streamChecker(): { onAdd(o: ApiObject): void; onUpdate(a: ApiObject, b:
   };
 }
 
+// Each mode meets both representations across the two backends (protobuf on the first backend with WatchList off, on the second with it on).
+const representation = (watchList: boolean, backend: string): typeof MEDIA_JSON | typeof MEDIA_PROTOBUF => ((backend === BACKENDS[0]) !== watchList ? MEDIA_PROTOBUF : MEDIA_JSON);
+
 for (const watchList of [false, true]) {
-  describeBackends(`informer against platform-apiserver, WatchList ${watchList ? 'on' : 'off'}`, { faults: true, extraArgs: [`--continue-token-lifetime=${CONTINUE_LIFETIME_MS / 1000}s`], ...(watchList ? { featureGates: 'WatchList=true' } : {}) }, (srv) => {
-    it(`survives watch drops, compaction and expired continue tokens over ${CHANGES} changes, ending equal to the server`, async () => {
+  describeBackends(`informer against platform-apiserver, WatchList ${watchList ? 'on' : 'off'}`, { faults: true, extraArgs: [`--continue-token-lifetime=${CONTINUE_LIFETIME_MS / 1000}s`], ...(watchList ? { featureGates: 'WatchList=true' } : {}) }, (srv, backend) => {
+    const contentType = representation(watchList, backend);
+    it(`(${contentType}) survives watch drops, compaction and expired continue tokens over ${CHANGES} changes, ending equal to the server`, async () => {
       const s = srv();
       const c = s.admin;
-      const conf = parse(await readFile(join(s.dir, 'admin.conf'), 'utf8')) as { users: Array<{ user: { token: string } }> };
-      const dispatcher = tlsDispatcher(s.ca);
+      const transport = await testTransport(s);
       const namespace = await makeNamespace(c, 'inf');
       const path = `${ns(namespace)}/configmaps`;
       const live = new Set<string>();
@@ -169,7 +133,8 @@ for (const watchList of [false, true]) {
       const counters: Counters = { lists: 0, continues: 0, watches: 0, gone: 0, delayedContinues: 0, expireNextContinue: false };
       const logs: string[] = [];
       const log: ClientLog = { info: (m) => logs.push(`info ${m}`), warn: (m, f) => logs.push(`warn ${m} ${JSON.stringify(f)}`), error: (m, f) => logs.push(`error ${m} ${JSON.stringify(f)}`) };
-      const informer = createInformer(jsonListerWatcher(s, conf.users[0]!.user.token, dispatcher, namespace, counters), { log, watchList, pageSize: 50, sleep: (ms, signal) => shortSleep(Math.min(ms, 200), signal) });
+      const rest = createRestClient({ transport, codec: await loadApiCodec(), contentType, log });
+      const informer = createInformer(countingListerWatcher(rest.resource(RESOURCES.configMaps, namespace), counters), { log, watchList, pageSize: 50, sleep: (ms, signal) => shortSleep(Math.min(ms, 200), signal) });
       const check = streamChecker();
       let onChange: (() => void) | undefined;
       informer.addHandlers({
@@ -238,7 +203,7 @@ for (const watchList of [false, true]) {
       } finally {
         ac.abort();
         await running;
-        await dispatcher.close();
+        await transport.close();
       }
     }, 240_000);
   });
