@@ -189,6 +189,7 @@ async function floorContender(t, protobuf) {
       pending = pending.subarray(off);
       count(n);
     }
+    if (t.tEnd === undefined) t.fail(`floor watch: the server ended the stream after ${t.updates} events`);
   }
   return {
     load: () => {},
