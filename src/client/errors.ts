@@ -34,15 +34,22 @@ export class ApiStatusError extends ApiError {
   }
 }
 
-/** A response that breaks the API contract; `field` names what was wrong (`body`, `items`, `metadata.resourceVersion`, `type`). */
-export class ClientProtocolError extends Error {
+/** What ClientProtocolError and ClientRequestError share: the request and the field at fault. */
+abstract class RequestFieldError extends Error {
   readonly request: RequestRef;
   readonly field: string;
-  constructor(request: RequestRef, field: string, message: string, cause?: unknown) {
+  constructor(name: string, request: RequestRef, field: string, message: string, cause?: unknown) {
     super(`${describeRequest(request)}: ${field}: ${message}`, cause === undefined ? undefined : { cause });
-    this.name = 'ClientProtocolError';
+    this.name = name;
     this.request = request;
     this.field = field;
+  }
+}
+
+/** A response that breaks the API contract; `field` names what was wrong (`body`, `items`, `metadata.resourceVersion`, `type`). */
+export class ClientProtocolError extends RequestFieldError {
+  constructor(request: RequestRef, field: string, message: string, cause?: unknown) {
+    super('ClientProtocolError', request, field, message, cause);
   }
 }
 
@@ -69,14 +76,9 @@ export class ClientConfigError extends Error {
 }
 
 /** A call the client cannot turn into a request; `field` names what is missing or wrong (`metadata.name`, `namespace`). */
-export class ClientRequestError extends Error {
-  readonly request: RequestRef;
-  readonly field: string;
+export class ClientRequestError extends RequestFieldError {
   constructor(request: RequestRef, field: string, message: string) {
-    super(`${describeRequest(request)}: ${field}: ${message}`);
-    this.name = 'ClientRequestError';
-    this.request = request;
-    this.field = field;
+    super('ClientRequestError', request, field, message);
   }
 }
 

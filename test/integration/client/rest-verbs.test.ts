@@ -2,7 +2,7 @@
 // verb in JSON and in protobuf: reads with their resourceVersion options,
 // paging (including a continue token expired by compaction between pages),
 // Tables, and the writes of §4.10–§4.12.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadApiCodec, type ApiObject } from '../../../src/api/codec/index.js';
 import { isConflict, isNotFound } from '../../../src/api/errors.js';
 import { MEDIA_JSON, MEDIA_PROTOBUF, PATCH_APPLY, PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC } from '../../../src/api/media.js';
@@ -10,7 +10,7 @@ import { ApiStatusError } from '../../../src/client/errors.js';
 import { RESOURCES, createRestClient, type RestClient } from '../../../src/client/rest/index.js';
 import type { ClientLog, Transport, TransportRequest } from '../../../src/client/types.js';
 import { describeBackends, uniq } from '../../conformance/helpers/backends.js';
-import { fault, testTransport } from './helpers/transport.js';
+import { fault, restClientsPerRepresentation } from './helpers/transport.js';
 
 const quiet: ClientLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const meta = (o: ApiObject): Record<string, unknown> => o['metadata'] as Record<string, unknown>;
@@ -18,20 +18,11 @@ const cm = (name: string, data: Record<string, string> = {}, labels: Record<stri
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
 
 describeBackends('client rest: verbs', { faults: true }, (srv) => {
-  let transport: Transport;
-  const clients = new Map<string, RestClient>();
-  beforeAll(async () => {
-    transport = await testTransport(srv());
-    const codec = await loadApiCodec();
-    for (const ct of [MEDIA_JSON, MEDIA_PROTOBUF] as const) clients.set(ct, createRestClient({ transport, codec, contentType: ct, log: quiet }));
-  });
-  afterAll(async () => {
-    await transport.close();
-  });
+  const { clientFor, transport: sharedTransport } = restClientsPerRepresentation(srv);
 
   for (const ct of [MEDIA_JSON, MEDIA_PROTOBUF] as const) {
     describe(ct, () => {
-      const rest = (): RestClient => clients.get(ct)!;
+      const rest = (): RestClient => clientFor(ct);
       let ns = '';
       beforeAll(async () => {
         ns = uniq('rest');
@@ -145,6 +136,7 @@ describeBackends('client rest: verbs', { faults: true }, (srv) => {
         // The same list through a Transport that, after the first page, writes elsewhere and compacts the history.
         const seen: TransportRequest[] = [];
         let compacted = false;
+        const transport = sharedTransport();
         const compacting: Transport = {
           ...transport,
           request: async (req) => {

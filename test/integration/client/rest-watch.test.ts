@@ -2,17 +2,16 @@
 // backends, in JSON and protobuf: events in order with the right kinds, an
 // ERROR 410 for a version compacted away, a clean end at timeoutSeconds and
 // when the server drops its watches, and close() from our side.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadApiCodec, type ApiObject } from '../../../src/api/codec/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiObject } from '../../../src/api/codec/index.js';
 import { isGone } from '../../../src/api/errors.js';
 import { MEDIA_JSON, MEDIA_PROTOBUF } from '../../../src/api/media.js';
 import { ApiStatusError } from '../../../src/client/errors.js';
-import { RESOURCES, createRestClient, type RestClient } from '../../../src/client/rest/index.js';
-import type { ClientLog, Transport, WatchEvent, WatchStream } from '../../../src/client/types.js';
+import { RESOURCES, type RestClient } from '../../../src/client/rest/index.js';
+import type { WatchEvent, WatchStream } from '../../../src/client/types.js';
 import { describeBackends, uniq } from '../../conformance/helpers/backends.js';
-import { fault, testTransport } from './helpers/transport.js';
+import { fault, restClientsPerRepresentation } from './helpers/transport.js';
 
-const quiet: ClientLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const nameOf = (o: ApiObject): unknown => (o['metadata'] as Record<string, unknown>)['name'];
 const cm = (name: string, data: Record<string, string> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 
@@ -38,20 +37,11 @@ async function drain(w: WatchStream): Promise<{ events: WatchEvent[]; error: unk
 }
 
 describeBackends('client rest: watch', { faults: true }, (srv) => {
-  let transport: Transport;
-  const clients = new Map<string, RestClient>();
-  beforeAll(async () => {
-    transport = await testTransport(srv());
-    const codec = await loadApiCodec();
-    for (const ct of [MEDIA_JSON, MEDIA_PROTOBUF] as const) clients.set(ct, createRestClient({ transport, codec, contentType: ct, log: quiet }));
-  });
-  afterAll(async () => {
-    await transport.close();
-  });
+  const { clientFor } = restClientsPerRepresentation(srv);
 
   for (const ct of [MEDIA_JSON, MEDIA_PROTOBUF] as const) {
     describe(ct, () => {
-      const rest = (): RestClient => clients.get(ct)!;
+      const rest = (): RestClient => clientFor(ct);
       let ns = '';
       beforeAll(async () => {
         ns = uniq('watch');
