@@ -8,9 +8,10 @@ import { isGone } from '../../../src/api/errors.js';
 import { MEDIA_JSON, MEDIA_PROTOBUF } from '../../../src/api/media.js';
 import { ApiStatusError } from '../../../src/client/errors.js';
 import { RESOURCES, type RestClient } from '../../../src/client/rest/index.js';
-import type { WatchEvent, WatchStream } from '../../../src/client/types.js';
+import type { WatchEvent } from '../../../src/client/types.js';
 import { describeBackends, uniq } from '../../conformance/helpers/backends.js';
 import { fault, restClientsPerRepresentation } from './helpers/transport.js';
+import { drain } from '../../helpers/watch-drain.js';
 
 const nameOf = (o: ApiObject): unknown => (o['metadata'] as Record<string, unknown>)['name'];
 const cm = (name: string, data: Record<string, string> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
@@ -26,15 +27,6 @@ async function take(it: AsyncIterator<WatchEvent>, n: number): Promise<WatchEven
   return out;
 }
 
-async function drain(w: WatchStream): Promise<{ events: WatchEvent[]; error: unknown }> {
-  const events: WatchEvent[] = [];
-  try {
-    for await (const e of w) events.push(e);
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
-}
 
 describeBackends('client rest: watch', { faults: true }, (srv) => {
   const { clientFor } = restClientsPerRepresentation(srv);

@@ -4,8 +4,8 @@ import { apiErrors } from '../../../../src/api/errors.js';
 import { MEDIA_JSON, MEDIA_PROTOBUF } from '../../../../src/api/media.js';
 import { ApiStatusError, ClientProtocolError } from '../../../../src/client/errors.js';
 import { MAX_EVENT_BYTES, RESOURCES, createRestClient } from '../../../../src/client/rest/index.js';
-import type { WatchEvent, WatchStream } from '../../../../src/client/types.js';
 import { fakeTransport, memoryLog, pod, statusError, type Answer } from './fake-transport.js';
+import { drain } from '../../../helpers/watch-drain.js';
 
 let codec: ApiCodec;
 beforeAll(async () => {
@@ -23,15 +23,6 @@ function open(answer: Answer, contentType: typeof MEDIA_JSON | typeof MEDIA_PROT
   return { transport, pods };
 }
 
-async function drain(w: WatchStream): Promise<{ events: WatchEvent[]; error: unknown }> {
-  const events: WatchEvent[] = [];
-  try {
-    for await (const e of w) events.push(e);
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
-}
 
 /** Splits bytes into chunks of `n` so events straddle chunk boundaries. */
 const chop = (b: Buffer, n: number): Buffer[] => Array.from({ length: Math.ceil(b.length / n) }, (_, i) => b.subarray(i * n, (i + 1) * n));
