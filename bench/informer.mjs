@@ -20,7 +20,7 @@
 //   node bench/informer.mjs [--pods=10000] [--mods=50000] [--width=16] [--only=floor-protobuf,protobuf,floor-json,json,peer,live-protobuf,live-json,live-peer] [--keeper=1] [--timeout=600]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServerProcess } from './lib/apiserver.mjs';
 import { BenchError, machine, machineLine, phase, round3, runMain, table } from './lib/common.mjs';
@@ -181,7 +181,9 @@ async function main() {
     results[c] = r;
   }
   report(results, load, recordings);
-  const out = { machine: m, method: METHOD, pods: PODS, modifications: MODS, width: WIDTH, keeper: KEEPER, historyWindow: HISTORY_WINDOW, targets: TARGETS, load, recordings, results };
+  const loadavgEnd = loadavg().map((x) => round3(x));
+  process.stdout.write(`loadavg at the end: ${loadavgEnd.join(' ')}\n`);
+  const out = { machine: m, loadavgEnd, method: METHOD, pods: PODS, modifications: MODS, width: WIDTH, keeper: KEEPER, historyWindow: HISTORY_WINDOW, targets: TARGETS, load, recordings, results };
   mkdirSync(join(REPO, 'bench/results'), { recursive: true });
   writeFileSync(join(REPO, 'bench/results/informer.json'), `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write('wrote bench/results/informer.json\n');

@@ -32,10 +32,22 @@ function status(res, code, reason, message) {
   res.end(body);
 }
 
+function drainedOrClosed(res) {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Writes `body` in slices, each after the previous one drained; resolves when all is handed to the socket or the client left. */
 async function drainWrite(res, body) {
   for (let off = 0; off < body.length && !res.destroyed; off += SLICE) {
-    if (!res.write(body.subarray(off, off + SLICE))) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
+    if (!res.write(body.subarray(off, off + SLICE))) await drainedOrClosed(res);
   }
 }
 
