@@ -4,8 +4,9 @@
 //   node --expose-gc bench/lib/informer-contender.mjs SPEC.json
 //
 // SPEC: { contender: 'protobuf' | 'json' | 'peer' | 'floor-json' |
-// 'floor-protobuf', conf, server: { url, ca, token }, namespace, listFile,
-// listRv, finalRv, expected, timeoutMs }. The informer's initial list is the
+// 'floor-protobuf', name (the row, e.g. 'live-json'), conf, server: { url,
+// ca, token } (the live server or the replay), namespace, listFile, listRv,
+// finalRv, expected, timeoutMs }. The informer's initial list is the
 // recorded list at listRv (read from listFile before anything is timed); its
 // watch starts from listRv, so the server streams the whole backlog. The
 // window runs from the first watch request to the handler of the event whose
@@ -20,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { eventCounter } from './informer-frames.mjs';
 import { REPO } from './session.mjs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -155,9 +157,8 @@ async function peerContender(t) {
 
 /**
  * The floor: the same watch read raw over undici, events counted in the bytes
- * (JSON: one per newline; protobuf: one per length-prefixed frame), nothing
- * decoded or stored. What the server and the connection deliver: no informer
- * can be faster than this.
+ * (bench/lib/informer-frames.mjs), nothing decoded or stored. What the server
+ * (live or replay) and the connection deliver: no informer can be faster.
  */
 async function floorContender(t, protobuf) {
   const { Pool } = await import('undici');
@@ -171,24 +172,8 @@ async function floorContender(t, protobuf) {
     const accept = protobuf ? 'application/vnd.platform.protobuf;stream=watch' : 'application/json';
     const res = await pool.request({ method: 'GET', path: `/api/v1/namespaces/${spec.namespace}/pods?watch=1&resourceVersion=${spec.listRv}`, headers: { authorization: `Bearer ${spec.server.token}`, accept }, signal: ac.signal });
     if (res.statusCode !== 200) return t.fail(`floor watch: HTTP ${res.statusCode}`);
-    let pending = Buffer.alloc(0);
-    for await (const chunk of res.body) {
-      if (!protobuf) {
-        let n = 0;
-        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-        count(n);
-        continue;
-      }
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      let off = 0;
-      let n = 0;
-      while (pending.length - off >= 4 && pending.length - off >= 4 + pending.readUInt32BE(off)) {
-        off += 4 + pending.readUInt32BE(off);
-        n++;
-      }
-      pending = pending.subarray(off);
-      count(n);
-    }
+    const counter = eventCounter(protobuf);
+    for await (const chunk of res.body) count(counter.push(chunk));
     if (t.tEnd === undefined) t.fail(`floor watch: the server ended the stream after ${t.updates} events`);
   }
   return {
@@ -236,7 +221,7 @@ async function main() {
   const storeSize = c.storeSize();
   const windowMs = t.tEnd === undefined ? null : msBetween(t.t0, t.tEnd);
   const result = {
-    contender: spec.contender,
+    contender: spec.name ?? spec.contender,
     outcome,
     updates: t.updates,
     adds: t.adds,
