@@ -13,6 +13,7 @@
 //   POST /debug/faults/heap                      process.memoryUsage() after a full GC (with --expose-gc), for bench/
 import type { ServerResponse } from 'node:http';
 import { ApiError, apiErrors } from '../../api/errors.js';
+import { forgetHistory } from '../registry/watch-cache.js';
 import type { Storage } from '../storage/interface.js';
 import type { ApiRequest } from '../types.js';
 
@@ -58,6 +59,8 @@ export function createFaults(storage: Storage): Faults {
         case 'compact': {
           const revision = await storage.currentRevision();
           await storage.compact(revision);
+          // The shared watches' own bounded history goes too: a watch from before `revision` gets storage's 410.
+          forgetHistory(storage, revision);
           ok(res, { compacted: revision });
           return true;
         }

@@ -94,6 +94,13 @@ class WatchCache {
     return !this.stop.signal.aborted && afterRevision >= this.covered;
   }
 
+  /** Drops the history up to `revision`: a watcher starting before it is no longer served from here. */
+  forget(revision: number): void {
+    if (revision <= this.covered) return;
+    this.covered = revision;
+    this.history = this.history.filter((ev) => revisionOf(ev) > revision);
+  }
+
   /** Adds a watcher and queues what the history holds after its start. */
   add(sub: Subscription): Watcher {
     const w: Watcher = { sub, queue: [], head: 0, ended: false, error: undefined, wake: undefined };
@@ -215,6 +222,17 @@ async function* deliver(cache: WatchCache, w: Watcher): AsyncGenerator<StorageEv
 
 /** The caches of each storage, by resource prefix. */
 const caches = new WeakMap<Storage, Map<string, WatchCache>>();
+
+/**
+ * Makes every shared watch of `storage` forget its history up to `revision`,
+ * so watches from before it go to storage and get its 410. For the test-only
+ * compact fault, whose promise is that history up to the current revision is
+ * gone; regular compaction leaves the bounded history alone, as upstream's
+ * cacher keeps its own window.
+ */
+export function forgetHistory(storage: Storage, revision: number): void {
+  for (const cache of caches.get(storage)?.values() ?? []) cache.forget(revision);
+}
 
 /**
  * Joins (or starts) the shared watch of `resourcePrefix` on `storage`.

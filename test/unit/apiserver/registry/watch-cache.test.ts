@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../../../src/apiserver/storage/memory.js';
 import { isStorageError, type Storage, type StorageEvent, type WatchOptions } from '../../../../src/apiserver/storage/interface.js';
-import { subscribe, type Subscription } from '../../../../src/apiserver/registry/watch-cache.js';
+import { forgetHistory, subscribe, type Subscription } from '../../../../src/apiserver/registry/watch-cache.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -107,6 +107,20 @@ describe('watch cache: one storage watch per resource for every watcher', () => 
     expect(keys(await late.take(1))).toEqual(['put pods/ns1/b']);
     expect(subscribe(c.storage, 'pods/', sub(start - 1, 'pods/'), { progressIntervalMs: 60_000 })).toBeUndefined();
     expect(c.watches).toHaveLength(1);
+  });
+
+  it('forgetHistory (the compact fault): a watcher from before the forgotten revision is no longer covered; one after it still is', async () => {
+    setup();
+    const start = await c.storage.currentRevision();
+    const a = reader(join(sub(start, 'pods/')));
+    await c.storage.create('pods/ns1/a', enc('a'));
+    const afterA = await c.storage.currentRevision();
+    await c.storage.create('pods/ns1/b', enc('b'));
+    expect(keys(await a.take(2))).toEqual(['put pods/ns1/a', 'put pods/ns1/b']);
+    forgetHistory(c.storage, afterA);
+    expect(subscribe(c.storage, 'pods/', sub(start, 'pods/'), { progressIntervalMs: 60_000 })).toBeUndefined();
+    const late = reader(join(sub(afterA, 'pods/')));
+    expect(keys(await late.take(1))).toEqual(['put pods/ns1/b']);
   });
 
   it('a watcher too far behind is ended (it resumes from what it got); the others go on', async () => {
