@@ -6,6 +6,7 @@
 
 import { CodecError } from './errors.js';
 import { type FieldPlan, type MessagePlan, type ProtoWriter, type ValueDecoder, type ValueEncoder, type ValueKind, WIRE_TYPE } from './plan.js';
+import { internString, internTime } from './intern.js';
 import { formatMicroTime, formatTime, parseRfc3339 } from './special.js';
 import { type WireReader, varintLength } from './wire.js';
 
@@ -135,7 +136,7 @@ function checkEnd(r: WireReader, end: number): void {
 function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHook: RawBytesHook): ValueDecoder {
   switch (kind) {
     case 'string':
-      return (r) => r.string();
+      return (r) => internString(r.string());
     case 'bool':
       return (r) => r.bool();
     case 'int32':
@@ -167,7 +168,7 @@ function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHo
           else r.skip(tag & 7);
         }
         checkEnd(r, end);
-        return micro ? formatMicroTime(seconds, nanos) : formatTime(seconds);
+        return micro ? formatMicroTime(seconds, nanos) : internTime(seconds, formatTime);
       };
     }
     case 'quantity':
@@ -232,6 +233,22 @@ function compileDecoder(kind: ValueKind, message: MessagePlan | undefined, rawHo
   }
 }
 
+/**
+ * A constructor for one message's decoded objects. Why not `{}`: a literal
+ * starts with 4 in-object slots and spills further properties into a
+ * separately allocated, over-grown backing store (a decoded pod took 5.7 KB
+ * against JSON.parse's 3.1 KB), while objects made by one constructor share
+ * its initial map, and V8's slack tracking sizes that map to the properties
+ * its objects end up with (added after construction too). The prototype is
+ * Object.prototype, so the objects are plain objects to every reader
+ * (getPrototypeOf, constructor, structuredClone, deep equality).
+ */
+function objectMaker(): () => Record<string, unknown> {
+  const Plain = function (this: Record<string, unknown>) {} as unknown as new () => Record<string, unknown>;
+  Plain.prototype = Object.prototype;
+  return () => new Plain();
+}
+
 function compileMessage(m: MessagePlan): void {
   const fields = m.fields;
   const n = fields.length;
@@ -257,8 +274,11 @@ function compileMessage(m: MessagePlan): void {
     }
   };
   const byId = m.byId;
+  const create = objectMaker();
+  m.create = create;
   m.decode = (r, end, into) => {
-    const out: Record<string, unknown> = into ?? {};
+    const out: Record<string, unknown> = into ?? create();
+    let grown: FieldPlan[] | undefined;
     while (r.pos < end) {
       const tag = r.uint32();
       const f = byId[tag >>> 3];
@@ -277,13 +297,16 @@ function compileMessage(m: MessagePlan): void {
             const v = f.decodeValue(r);
             if (v !== undefined) out[f.name] = v;
           }
-        } else if (f.label === 'repeated') decodeRepeated(f, r, wt, out);
-        else decodeMapEntry(f, r, out);
+        } else if (f.label === 'repeated') {
+          if (decodeRepeated(f, r, wt, out)) (grown ??= []).push(f);
+        } else decodeMapEntry(f, r, out);
       } catch (e) {
         within(e, f.name);
       }
     }
     checkEnd(r, end);
+    // push() grows an array's store to 16+ slots; slice() keeps exactly its elements (a pod's six 1-element lists held ~0.7 KB of empty slots).
+    if (grown !== undefined) for (const f of grown) out[f.name] = (out[f.name] as unknown[]).slice();
     return out;
   };
 }
@@ -301,8 +324,10 @@ function encodeRepeated(f: FieldPlan, v: unknown, w: ProtoWriter): void {
   }
 }
 
-function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<string, unknown>): void {
+/** Appends one occurrence (or a packed run) to the field's array; true when it created the array. */
+function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<string, unknown>): boolean {
   let arr = out[f.name] as unknown[] | undefined;
+  const created = arr === undefined;
   if (arr === undefined) {
     arr = [];
     out[f.name] = arr;
@@ -312,17 +337,18 @@ function decodeRepeated(f: FieldPlan, r: WireReader, wt: number, out: Record<str
     const n = r.len();
     const end = r.pos + n;
     while (r.pos < end) arr.push(f.decodeValue(r));
-    return;
+    return created;
   }
   if (wt !== f.wireType) {
     r.skip(wt);
-    return;
+    return created;
   }
   try {
     arr.push(f.decodeValue(r));
   } catch (e) {
     within(e, arr.length);
   }
+  return created;
 }
 
 function encodeMap(f: FieldPlan, v: unknown, w: ProtoWriter): void {
