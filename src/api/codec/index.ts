@@ -103,7 +103,7 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
   const decode = (buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject } => {
     const env = decodeEnvelope(buf);
     const plan = planOf(env.typeMeta);
-    // kind and apiVersion first, as JSON has them; decoded into the plan's own object (no copy: see convert.ts).
+    // kind and apiVersion first, as JSON has them; decoded into the plan's own object (no copy: see shape.ts).
     const object = plan.create();
     object['kind'] = env.typeMeta.kind;
     object['apiVersion'] = env.typeMeta.apiVersion;

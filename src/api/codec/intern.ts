@@ -34,3 +34,35 @@ export function internTime(seconds: number, format: (seconds: number) => string)
   times.set(seconds, s);
   return s;
 }
+
+const SLOTS = 8192;
+/** Direct-mapped by a hash of the bytes: a repeated string is found without decoding (or allocating) it again; a collision just replaces the slot. */
+const byBytes: (string | undefined)[] = new Array<string | undefined>(SLOTS).fill(undefined);
+
+/**
+ * The string of `buf[start, end)` (UTF-8), pooled when it is short ASCII:
+ * what the protobuf decoder reads every string field with. Cheaper than
+ * decoding and then pooling: a hit compares bytes and allocates nothing.
+ */
+export function pooledUtf8(buf: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n === 0) return '';
+  if (n > MAX_POOLED_LENGTH) return buf.toString('utf8', start, end);
+  let h = 0x811c9dc5 ^ n;
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return internString(buf.toString('utf8', start, end));
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  const slot = (h >>> 0) & (SLOTS - 1);
+  const have = byBytes[slot];
+  if (have !== undefined && have.length === n) {
+    let i = 0;
+    while (i < n && have.charCodeAt(i) === buf[start + i]) i++;
+    if (i === n) return have;
+  }
+  // ASCII: latin1 decodes the same characters without UTF-8 validation.
+  const s = buf.toString('latin1', start, end);
+  byBytes[slot] = s;
+  return s;
+}

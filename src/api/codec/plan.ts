@@ -77,7 +77,7 @@ export interface MessagePlan {
   encode(obj: Record<string, unknown>, w: ProtoWriter): void;
   /** Reads fields up to `end` into `into` (default a new object); keys in wire order. */
   decode(r: WireReader, end: number, into?: Record<string, unknown>): Record<string, unknown>;
-  /** An empty plain object for this message's decoded form (what `decode` fills by default; see convert.ts on why per message). */
+  /** An empty plain object for this message's decoded form (what `decode` fills by default; see shape.ts on why per message). */
   create(): Record<string, unknown>;
 }
 

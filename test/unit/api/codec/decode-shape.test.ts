@@ -4,7 +4,7 @@
 // of repeated short strings and timestamps that read as ordinary strings.
 import { describe, expect, it } from 'vitest';
 import { loadApiCodec } from '../../../../src/api/codec/index.js';
-import { MAX_POOLED_LENGTH, internString, internTime } from '../../../../src/api/codec/intern.js';
+import { MAX_POOLED_LENGTH, internString, internTime, pooledUtf8 } from '../../../../src/api/codec/intern.js';
 import { POD } from '../../../fixtures/api/objects.js';
 
 /** Every object and array inside `v`, with its path. */
@@ -58,5 +58,32 @@ describe('string pools', () => {
     for (let i = 0; i < 3_000; i++) expect(internTime(i, (s) => `t${s}`)).toBe(`t${i}`);
     // The cached form is returned without formatting again.
     expect(internTime(2_999, () => 'other')).toBe('t2999');
+  });
+});
+
+describe('pooledUtf8', () => {
+  it.each([
+    ['ASCII', 'registry.local/app:1.0'],
+    ['empty', ''],
+    ['multi-byte UTF-8', 'naïve — 😀'],
+    ['at the length limit', 'z'.repeat(MAX_POOLED_LENGTH)],
+    ['over the length limit', 'w'.repeat(MAX_POOLED_LENGTH + 1)],
+  ])('%s: decodes what the bytes say, first and every later time, however the buffer changes afterwards', (_what, text) => {
+    const buf = Buffer.from(`..${text}..`);
+    const end = buf.length - 2;
+    const first = pooledUtf8(buf, 2, end);
+    expect(first).toBe(text);
+    expect(pooledUtf8(Buffer.from(buf), 2, end)).toBe(text);
+    buf.fill(0x41);
+    expect(first).toBe(text);
+  });
+
+  it('tells apart strings of the same length sharing a slot, and many strings over the pool size', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 20_000; i++) {
+        const s = `k${i.toString(36).padStart(5, '0')}`;
+        expect(pooledUtf8(Buffer.from(s), 0, s.length)).toBe(s);
+      }
+    }
   });
 });
