@@ -41,6 +41,16 @@ function shifted(e: unknown, base: number): unknown {
   return new CodecError(e.code, e.message.replace(`at offset ${e.offset}`, `at offset ${offset}`), { offset, ...(e.field === undefined ? {} : { field: e.field }) });
 }
 
+/** The chunk's last non-blank byte closes an object or array. */
+function endsValue(b: Buffer): boolean {
+  for (let i = b.length - 1; i >= 0; i--) {
+    const c = b[i];
+    if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
+    return c === 0x7d || c === 0x5d;
+  }
+  return false;
+}
+
 export interface JsonDocuments {
   /** Each JSON value completed by `chunk`, parsed (the splitter's documents go through `parse`). Throws the splitter's CodecError. */
   push(chunk: Buffer): unknown[];
@@ -79,11 +89,13 @@ export function jsonDocuments(maxDocumentBytes: number, parse: (doc: Buffer) => 
       const out: unknown[] = [];
       let nl = chunk.indexOf(NL);
       if (nl < 0) {
-        tailBytes += chunk.length;
-        // A line longer than any event: let the splitter judge it (it throws on the size limit).
-        if (tailBytes > maxDocumentBytes) return fallBack(Buffer.concat([...tail, chunk]), out);
         // Copy: the caller may reuse its chunk buffer.
         tail.push(Buffer.from(chunk));
+        tailBytes += chunk.length;
+        // A chunk that may end a value without a newline (a server that does not write lines, or an
+        // event bigger than a chunk), or a line longer than any event: the splitter takes the stream
+        // over, so such a server's events are not held back waiting for a newline.
+        if (tailBytes > maxDocumentBytes || endsValue(chunk)) return fallBack(Buffer.concat(tail, tailBytes), out);
         return out;
       }
       let buf = chunk;

@@ -64,6 +64,14 @@ describe('jsonDocuments: one JSON.parse per line, the splitter for anything else
     }
   });
 
+  it('delivers the documents of a stream without newlines as each one completes', () => {
+    const r = jsonDocuments(1 << 20, parse);
+    expect(r.push(Buffer.from('{"a":1}'))).toEqual([{ a: 1 }]);
+    expect(r.push(Buffer.from(' {"b":'))).toEqual([]);
+    expect(r.push(Buffer.from('2}'))).toEqual([{ b: 2 }]);
+    expect(r.pending).toBe(false);
+  });
+
   it('refuses a line longer than the limit before buffering more of it', () => {
     const r = jsonDocuments(64, parse);
     r.push(Buffer.from(`{"a":"${'x'.repeat(40)}`));
