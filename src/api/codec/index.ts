@@ -102,8 +102,14 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
   };
   const decode = (buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject } => {
     const env = decodeEnvelope(buf);
-    const body = decodeRaw(env.raw, env.typeMeta);
-    return { typeMeta: env.typeMeta, object: Object.assign({ kind: env.typeMeta.kind, apiVersion: env.typeMeta.apiVersion }, body) };
+    const plan = planOf(env.typeMeta);
+    // kind and apiVersion first, as JSON has them; decoded into the plan's own object (no copy: see shape.ts).
+    const object = plan.create();
+    object['kind'] = env.typeMeta.kind;
+    object['apiVersion'] = env.typeMeta.apiVersion;
+    const r = new WireReader(env.raw);
+    plan.decode(r, r.end, object);
+    return { typeMeta: env.typeMeta, object };
   };
   compilePlans(schema.plans, (raw) => decode(raw).object);
   const decodeMetadata = (buf: Uint8Array): ApiObject | undefined => {

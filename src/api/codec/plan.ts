@@ -77,6 +77,8 @@ export interface MessagePlan {
   encode(obj: Record<string, unknown>, w: ProtoWriter): void;
   /** Reads fields up to `end` into `into` (default a new object); keys in wire order. */
   decode(r: WireReader, end: number, into?: Record<string, unknown>): Record<string, unknown>;
+  /** An empty plain object for this message's decoded form (what `decode` fills by default; see shape.ts on why per message). */
+  create(): Record<string, unknown>;
 }
 
 const SPECIAL: Record<string, ValueKind> = {
@@ -130,7 +132,7 @@ export function buildPlans(root: Root, protobuf: { Type: typeof Type; MapField: 
   collect(root);
   for (const t of types) {
     const fullName = t.fullName.slice(1);
-    plans.set(fullName, { fullName, fields: [], byId: [], byName: new Map(), jsonFields: new Map(), encode: unset, decode: unset });
+    plans.set(fullName, { fullName, fields: [], byId: [], byName: new Map(), jsonFields: new Map(), encode: unset, decode: unset, create: unset });
   }
   for (const t of types) {
     const plan = plans.get(t.fullName.slice(1)) as MessagePlan;

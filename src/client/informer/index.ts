@@ -9,10 +9,12 @@ import { Dispatcher } from './dispatch.js';
 import { OnceLog, errorFields } from './log-once.js';
 import { Reflector, type ReflectorClock } from './reflector.js';
 import { IndexedStore } from './store.js';
+import type { ObjectTransform } from './transform.js';
 
 export { DEFAULT_PAGE_SIZE, INITIAL_EVENTS_END_ANNOTATION } from './policy.js';
 export { NAMESPACE_INDEX, objectKey, UnknownIndexError } from './store.js';
 export { IncompleteWatchListError, ShortWatchError } from './reflector.js';
+export { stripManagedFields, type ObjectTransform } from './transform.js';
 
 export interface InformerOptions {
   log: ClientLog;
@@ -25,6 +27,14 @@ export interface InformerOptions {
   /** Passed to every list and watch (the kubelet's pods: `spec.nodeName=<node>`). */
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Applied to every listed and watched object before the store and the
+   * handlers see it (client-go's SetTransform); e.g. `stripManagedFields`,
+   * which the agent's informers use. Must keep name, namespace and
+   * resourceVersion. A transform that throws fails that list or watch (the
+   * informer backs off and relists), as bad input does.
+   */
+  transform?: ObjectTransform;
   /** Test seams: the clock (ms), [0, 1) randomness (jitter, watch timeouts), and the back-off sleep. */
   now?: () => number;
   random?: () => number;
@@ -50,6 +60,7 @@ export function createInformer(lw: ListerWatcher, opts: InformerOptions): Inform
     pageSize: opts.pageSize,
     selectors: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector },
     clock,
+    transform: opts.transform,
     onSynced: () => {
       if (synced) return;
       synced = true;

@@ -28,6 +28,7 @@ import {
   type SyncState,
 } from './policy.js';
 import { objectKey, resourceVersionOf } from './store.js';
+import type { ObjectTransform } from './transform.js';
 import { checkEvent, checkListItem, requestOf } from './validate.js';
 
 export interface ReflectorClock {
@@ -45,6 +46,8 @@ export interface ReflectorOptions {
   readonly pageSize: number | undefined;
   readonly selectors: Selectors;
   readonly clock: ReflectorClock;
+  /** Applied to every listed and watched object (not BOOKMARKs) after it is checked, before the store and the handlers. */
+  readonly transform: ObjectTransform | undefined;
   /** Called after every complete list or initial-events-end bookmark is in the store. */
   readonly onSynced: () => void;
 }
@@ -140,9 +143,11 @@ export class Reflector {
     }
     if (signal.aborted) throw signal.reason;
     const listed = new Map<string, ApiObject>();
+    const { transform } = this.o;
     res.items.forEach((item, i) => {
       checkListItem(lw, item, i);
-      listed.set(objectKey(item), item);
+      const obj = transform === undefined ? item : transform(item);
+      listed.set(objectKey(obj), obj);
     });
     this.replace(listed, res.resourceVersion);
     this.state = { lastSyncRv: res.resourceVersion, rvUnavailable: false, paginatedResult: this.state.paginatedResult || (res.paginated && req.resourceVersion === '0') };
@@ -182,7 +187,10 @@ export class Reflector {
           return w;
         }
         if (ev.type === 'DELETED') initial.delete(objectKey(ev.object));
-        else initial.set(objectKey(ev.object), ev.object);
+        else {
+          const obj = this.o.transform === undefined ? ev.object : this.o.transform(ev.object);
+          initial.set(objectKey(obj), obj);
+        }
       }
     } catch (e) {
       w.close();
@@ -244,7 +252,7 @@ export class Reflector {
 
   /** Applies events until the stream ends (returns) or fails (throws); counts them in `progress` either way. */
   private async pump(w: OpenWatch, progress: { events: number }, signal: AbortSignal): Promise<void> {
-    const { lw, dispatcher } = this.o;
+    const { lw, dispatcher, transform } = this.o;
     for (;;) {
       const r = await w.events.next();
       if (r.done === true || signal.aborted) return;
@@ -252,8 +260,11 @@ export class Reflector {
       checkEvent(lw, ev);
       progress.events++;
       const rv = resourceVersionOf(ev.object);
-      if (ev.type === 'ADDED' || ev.type === 'MODIFIED') dispatcher.upsert(objectKey(ev.object), ev.object);
-      else if (ev.type === 'DELETED') dispatcher.remove(objectKey(ev.object), ev.object);
+      if (ev.type !== 'BOOKMARK') {
+        const obj = transform === undefined ? ev.object : transform(ev.object);
+        if (ev.type === 'DELETED') dispatcher.remove(objectKey(obj), obj);
+        else dispatcher.upsert(objectKey(obj), obj);
+      }
       dispatcher.store.setResourceVersion(rv);
       this.state = { ...this.state, lastSyncRv: rv };
     }

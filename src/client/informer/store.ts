@@ -92,9 +92,9 @@ export class IndexedStore implements InformerStore {
   /** Puts `obj` under `key`; returns what was there. */
   set(key: string, obj: ApiObject): ApiObject | undefined {
     const old = this.items.get(key);
-    if (old !== undefined) this.unindex(key, old);
     this.items.set(key, obj);
-    this.index(key, obj);
+    if (old === undefined) this.index(key, obj);
+    else this.reindex(key, old, obj);
     return old;
   }
 
@@ -120,26 +120,40 @@ export class IndexedStore implements InformerStore {
     }
   }
 
-  private index(key: string, obj: ApiObject): void {
+  /** An update: index entries change only where the values did (most updates change none: no Set churn per event). */
+  private reindex(key: string, old: ApiObject, obj: ApiObject): void {
     for (const [name, fn] of this.indexFns) {
       const idx = this.indices.get(name)!;
-      for (const v of this.values(name, fn, obj)) {
-        let set = idx.get(v);
-        if (set === undefined) idx.set(v, (set = new Set()));
-        set.add(key);
-      }
+      const before = this.values(name, fn, old);
+      const after = this.values(name, fn, obj);
+      if (before.length === after.length && before.every((v, i) => v === after[i])) continue;
+      this.remove(idx, key, before);
+      this.add(idx, key, after);
     }
   }
 
-  private unindex(key: string, obj: ApiObject): void {
-    for (const [name, fn] of this.indexFns) {
-      const idx = this.indices.get(name)!;
-      for (const v of this.values(name, fn, obj)) {
-        const set = idx.get(v);
-        if (set === undefined) continue;
-        set.delete(key);
-        if (set.size === 0) idx.delete(v);
-      }
+  private add(idx: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+    for (const v of values) {
+      let set = idx.get(v);
+      if (set === undefined) idx.set(v, (set = new Set()));
+      set.add(key);
     }
+  }
+
+  private remove(idx: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+    for (const v of values) {
+      const set = idx.get(v);
+      if (set === undefined) continue;
+      set.delete(key);
+      if (set.size === 0) idx.delete(v);
+    }
+  }
+
+  private index(key: string, obj: ApiObject): void {
+    for (const [name, fn] of this.indexFns) this.add(this.indices.get(name)!, key, this.values(name, fn, obj));
+  }
+
+  private unindex(key: string, obj: ApiObject): void {
+    for (const [name, fn] of this.indexFns) this.remove(this.indices.get(name)!, key, this.values(name, fn, obj));
   }
 }

@@ -3,10 +3,11 @@
 // One EventReader per stream, fed chunks as they arrive; pure apart from its
 // buffer, never blocks. An ERROR event throws its Status as ApiStatusError;
 // anything else off-contract throws ClientProtocolError naming the field.
-import { JsonStreamSplitter, WatchFrameDecoder, isCodecError, type ApiCodec, type ApiObject, type WatchFrame } from '../../api/codec/index.js';
+import { WatchFrameDecoder, isCodecError, type ApiCodec, type ApiObject, type WatchFrame } from '../../api/codec/index.js';
 import type { Status } from '../../api/errors.js';
 import { ApiStatusError, ClientProtocolError, type RequestRef } from '../errors.js';
 import type { ResourceType, WatchEvent, WatchEventType } from '../types.js';
+import { jsonDocuments } from './json-lines.js';
 import { isObject, parseJsonObject } from './representation.js';
 
 /** The largest event accepted, before it is buffered whole (upstream's default is 16 MiB; objects near 1.5 MiB are the norm). */
@@ -17,6 +18,8 @@ const TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED',
 export interface EventReader {
   /** The events completed by `chunk`, in order; decoded as iterated, so an ERROR or a broken event throws after the events before it. */
   push(chunk: Buffer): Iterable<WatchEvent>;
+  /** The stream ended: events its last bytes complete without a delimiter (JSON's last line); then `pending` tells whether it was cut. */
+  finish(): Iterable<WatchEvent>;
   /** True when the bytes so far end inside an event: a stream that ends now was cut. */
   readonly pending: boolean;
 }
@@ -40,22 +43,24 @@ function protocol(ref: RequestRef, field: string, err: unknown): unknown {
 }
 
 export function jsonEventReader(ref: RequestRef, t: ResourceType): EventReader {
-  const splitter = new JsonStreamSplitter({ maxDocumentBytes: MAX_EVENT_BYTES });
+  const docs = jsonDocuments(MAX_EVENT_BYTES, (d) => parseJsonObject(ref, 'body', d));
+  function* events(next: () => unknown[]): Iterable<WatchEvent> {
+    let got: unknown[];
+    try {
+      got = next();
+    } catch (err) {
+      throw protocol(ref, 'body', err);
+    }
+    for (const ev of got) {
+      if (!isObject(ev)) throw new ClientProtocolError(ref, 'body', `expected a JSON object, got ${Array.isArray(ev) ? 'an array' : typeof ev}`);
+      yield toEvent(ref, t, ev['type'], ev['object']);
+    }
+  }
   return {
-    *push(chunk) {
-      let docs: Buffer[];
-      try {
-        docs = splitter.push(chunk);
-      } catch (err) {
-        throw protocol(ref, 'body', err);
-      }
-      for (const d of docs) {
-        const ev: ApiObject = parseJsonObject(ref, 'body', d);
-        yield toEvent(ref, t, ev['type'], ev['object']);
-      }
-    },
+    push: (chunk) => events(() => docs.push(chunk)),
+    finish: () => events(() => docs.finish()),
     get pending() {
-      return splitter.pending;
+      return docs.pending;
     },
   };
 }
@@ -80,6 +85,7 @@ export function protobufEventReader(codec: ApiCodec, ref: RequestRef, t: Resourc
         yield toEvent(ref, t, f.type, object);
       }
     },
+    finish: () => [],
     get pending() {
       return frames.pending > 0;
     },

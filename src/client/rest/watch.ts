@@ -75,6 +75,12 @@ class RestWatch implements WatchStream {
         }
         if (this.closed) break;
       }
+      if (!this.closed) {
+        for (const ev of this.reader.finish()) {
+          yield ev;
+          if (this.closed) break;
+        }
+      }
       if (!this.closed && this.reader.pending) throw new ClientProtocolError(this.ref, 'body', 'the stream ended inside an event');
     } catch (err) {
       // A close from our side (or the caller's abort) can surface as the body's abort error: that is not the server's failure.

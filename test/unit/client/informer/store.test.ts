@@ -42,4 +42,20 @@ describe('IndexedStore', () => {
     s.set('a/p', o);
     expect(s.get('a/p')).toBe(o);
   });
+  it.each([
+    ['unchanged values', ['x', 'y'], ['x', 'y']],
+    ['a value added', ['x'], ['x', 'y']],
+    ['a value removed', ['x', 'y'], ['y']],
+    ['the same values in another order', ['x', 'y'], ['y', 'x']],
+    ['all values replaced', ['x'], ['z']],
+    ['from none', [], ['x']],
+    ['to none', ['x'], []],
+  ])('an update with %s leaves the index holding exactly the new values', (_what, before: string[], after: string[]) => {
+    const tagged = (tags: string[], rv: string): ApiObject => ({ metadata: { name: 'p', namespace: 'a', resourceVersion: rv }, tags });
+    const s = new IndexedStore({ tag: (o) => o['tags'] as string[] }, () => {});
+    s.set('a/q', { metadata: { name: 'q', namespace: 'a', resourceVersion: '1' }, tags: ['x'] });
+    s.set('a/p', tagged(before, '1'));
+    s.set('a/p', tagged(after, '2'));
+    for (const v of ['x', 'y', 'z']) expect(names(s.byIndex('tag', v)), v).toEqual([...(after.includes(v) ? ['p'] : []), ...(v === 'x' ? ['q'] : [])].sort());
+  });
 });
