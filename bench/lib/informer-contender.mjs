@@ -77,7 +77,7 @@ async function projectContender(t, contentType) {
   const { loadPlatformConfig } = await importDist('client/config/index.js');
   const { createTransport, clientRateLimits } = await importDist('client/transport/index.js');
   const { createRestClient, RESOURCES } = await importDist('client/rest/index.js');
-  const { createInformer } = await importDist('client/informer/index.js');
+  const { createInformer, stripManagedFields } = await importDist('client/informer/index.js');
   const { loadApiCodec } = await importDist('api/codec/index.js');
   const log = {
     info() {},
@@ -104,7 +104,8 @@ async function projectContender(t, contentType) {
       return pods.watch(opts);
     },
   };
-  const informer = createInformer(lw, { log, watchList: false });
+  // The agent's informers drop managedFields before the store (it never reads them), as upstream's scheduler and controller-manager do.
+  const informer = createInformer(lw, { log, watchList: false, transform: stripManagedFields });
   informer.addHandlers({ onAdd: () => void t.adds++, onUpdate: (_old, obj) => t.update(obj) });
   const ac = new AbortController();
   return {
