@@ -1,8 +1,13 @@
-// A token bucket (the kubelet's flowcontrol.NewTokenBucketRateLimiter):
-// `qps` tokens per second up to `burst`; tryTake() never waits (a pull over
-// the limit fails, as the kubelet's throttled image service does). A
-// semaphore with priorities, and a holder's place in one (SlotHold) that it
-// takes, gives back and takes again.
+// A token bucket (the kubelet's flowcontrol.NewTokenBucketRateLimiter, and
+// client-go's limiter over golang.org/x/time/rate): it starts full (`burst`
+// tokens) and refills at `qps` per second up to `burst`. Two ways to use it:
+// tryTake() never waits (a pull over the limit fails, as the kubelet's
+// throttled image service does); reserve() takes a token at once — the
+// bucket may go negative — and says how long until it is due, so concurrent
+// waiters are served in order, one every 1/qps s (the API client's limits;
+// the caller waits). Pure arithmetic on an injected clock. Also a semaphore
+// with priorities, and a holder's place in one (SlotHold) that it takes,
+// gives back and takes again.
 import { onAbort } from '../lifecycle/abort.js';
 
 export class TokenBucket {
@@ -18,10 +23,11 @@ export class TokenBucket {
     this.last = now();
   }
 
+  /** A clock that steps back refills nothing (and later refills count from the latest time seen). */
   private refill(): void {
     const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
-    this.last = t;
+    if (t > this.last) this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
+    this.last = Math.max(this.last, t);
   }
 
   /** True and one token used when a token is available now. */
@@ -31,6 +37,32 @@ export class TokenBucket {
     this.tokens -= 1;
     return true;
   }
+
+  /** Takes one token now; returns how many ms until it is due (0: at once). */
+  reserve(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
+  }
+
+  /** Gives back a reservation not used (its waiter was aborted), so later waiters move up. */
+  cancel(): void {
+    this.refill();
+    this.tokens = Math.min(this.burst, this.tokens + 1);
+  }
+
+  /** Tokens available now (negative: reservations queued). */
+  available(): number {
+    this.refill();
+    return this.tokens;
+  }
+}
+
+/** A TokenBucket for reserve(): throws a TypeError for a non-positive or non-finite qps or a burst below 1 (a caller's bug). */
+export function checkedTokenBucket(qps: number, burst: number, now: () => number): TokenBucket {
+  if (!Number.isFinite(qps) || qps <= 0) throw new TypeError(`qps must be a positive number, not ${qps}`);
+  if (!Number.isInteger(burst) || burst < 1) throw new TypeError(`burst must be an integer of at least 1, not ${burst}`);
+  return new TokenBucket(qps, burst, now);
 }
 
 /**

@@ -6,14 +6,12 @@
 // Pure.
 import { ClientProtocolError, type RequestRef } from '../errors.js';
 import type { ApiObject, ListerWatcher, ResourceType, WatchEvent } from '../types.js';
+import { resourcePath } from '../rest/resources.js';
 import { nameOf, namespaceOf, resourceVersionOf } from './store.js';
 
 /** The request a ListerWatcher's list or watch is, for messages: `GET /api/v1/namespaces/a/pods?watch=true`. */
 export function requestOf(lw: Pick<ListerWatcher, 'type' | 'namespace'>, verb: 'list' | 'watch'): RequestRef {
-  const t: ResourceType = lw.type;
-  const base = t.group === '' ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`;
-  const ns = t.namespaced && lw.namespace !== '' ? `/namespaces/${lw.namespace}` : '';
-  return { method: 'GET', path: `${base}${ns}/${t.resource}${verb === 'watch' ? '?watch=true' : ''}` };
+  return { method: 'GET', path: `${resourcePath(lw.type, { namespace: lw.namespace })}${verb === 'watch' ? '?watch=true' : ''}` };
 }
 
 /** The first thing wrong with `obj` as an object of `type`: [field, message], or undefined. */

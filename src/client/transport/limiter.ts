@@ -5,7 +5,7 @@
 // take() waits for its reservation and is abortable: an aborted waiter gives
 // its token back and rejects with the signal's reason.
 import type { RateLimitClass } from '../types.js';
-import { RateBucket } from './rate-bucket.js';
+import { checkedTokenBucket, type TokenBucket } from '../../util/rate-limit.js';
 
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
@@ -17,7 +17,7 @@ export interface RateLimits {
 }
 
 export class Limiters {
-  private readonly buckets: Readonly<Record<Exclude<RateLimitClass, 'none'>, RateBucket>>;
+  private readonly buckets: Readonly<Record<Exclude<RateLimitClass, 'none'>, TokenBucket>>;
 
   /** Throws a TypeError naming the option for a non-positive qps or a burst below 1. */
   constructor(
@@ -25,9 +25,9 @@ export class Limiters {
     now: () => number,
     private readonly sleep: Sleep,
   ) {
-    const bucket = (qps: number, burst: number, names: string): RateBucket => {
+    const bucket = (qps: number, burst: number, names: string): TokenBucket => {
       try {
-        return new RateBucket(qps, burst, now);
+        return checkedTokenBucket(qps, burst, now);
       } catch (e) {
         throw new TypeError(`${names}: ${(e as Error).message}`);
       }

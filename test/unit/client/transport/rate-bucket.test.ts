@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Limiters } from '../../../../src/client/transport/limiter.js';
-import { RateBucket } from '../../../../src/client/transport/rate-bucket.js';
+import { checkedTokenBucket } from '../../../../src/util/rate-limit.js';
 
 function clock(): { now: () => number; advance(ms: number): void } {
   let t = 1_000_000;
@@ -10,11 +10,11 @@ function clock(): { now: () => number; advance(ms: number): void } {
 /** When each of `n` requests reserved back-to-back at time 0 may go (ms after start). */
 function schedule(qps: number, burst: number, n: number): number[] {
   const c = clock();
-  const b = new RateBucket(qps, burst, c.now);
+  const b = checkedTokenBucket(qps, burst, c.now);
   return Array.from({ length: n }, () => b.reserve());
 }
 
-describe('RateBucket (fake clock)', () => {
+describe('TokenBucket.reserve (fake clock)', () => {
   it.each([
     // qps, burst, n, expected due times (ms)
     [20, 1, 4, [0, 50, 100, 150]],
@@ -27,7 +27,7 @@ describe('RateBucket (fake clock)', () => {
 
   it('refills at qps up to burst, never beyond', () => {
     const c = clock();
-    const b = new RateBucket(10, 2, c.now);
+    const b = checkedTokenBucket(10, 2, c.now);
     expect([b.reserve(), b.reserve(), b.reserve()]).toEqual([0, 0, 100]);
     c.advance(100);
     expect(b.available()).toBeCloseTo(0);
@@ -42,7 +42,7 @@ describe('RateBucket (fake clock)', () => {
 
   it('a cancelled reservation moves later ones up', () => {
     const c = clock();
-    const b = new RateBucket(10, 1, c.now);
+    const b = checkedTokenBucket(10, 1, c.now);
     b.reserve();
     expect(b.reserve()).toBe(100);
     b.cancel();
@@ -56,7 +56,7 @@ describe('RateBucket (fake clock)', () => {
     [1, 0],
     [1, 1.5],
   ])('qps=%d burst=%d is a TypeError', (qps, burst) => {
-    expect(() => new RateBucket(qps, burst, Date.now)).toThrow(TypeError);
+    expect(() => checkedTokenBucket(qps, burst, Date.now)).toThrow(TypeError);
   });
 });
 
