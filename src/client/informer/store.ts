@@ -6,19 +6,11 @@
 // it keeps no per-object index bookkeeping. Written only by the reflector's
 // dispatch (one writer, synchronous); read by anyone through InformerStore.
 import type { ApiObject, InformerStore } from '../types.js';
+import { nameOf, namespaceOf, resourceVersionOf } from '../meta.js';
 
 export type IndexFn = (obj: ApiObject) => readonly string[];
 
-const metadataOf = (obj: ApiObject): Record<string, unknown> | undefined => {
-  const m = obj['metadata'];
-  return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
-};
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-export const nameOf = (obj: ApiObject): string => str(metadataOf(obj)?.['name']);
-export const namespaceOf = (obj: ApiObject): string => str(metadataOf(obj)?.['namespace']);
-export const resourceVersionOf = (obj: ApiObject): string => str(metadataOf(obj)?.['resourceVersion']);
+export { nameOf, namespaceOf, resourceVersionOf };
 
 /** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
 export function objectKey(obj: ApiObject): string {

@@ -11,6 +11,7 @@ import { isNotFound } from '../../api/errors.js';
 import { abortableSleep } from '../../lifecycle/abort.js';
 import type { ApiObject, ClientLog, ResourceClient } from '../types.js';
 import { NodeWriterError } from './errors.js';
+import { uidOf } from '../meta.js';
 import {
   DEFAULT_LEASE_DURATION_SECONDS,
   ENSURE_LEASE_BACKOFF,
@@ -43,11 +44,6 @@ export interface NodeLeaseOptions {
 
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-const uidOf = (o: ApiObject): string | undefined => {
-  const meta = o['metadata'];
-  const uid = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['uid'] : undefined;
-  return typeof uid === 'string' && uid !== '' ? uid : undefined;
-};
 
 export class NodeLeaseController {
   private readonly id: LeaseIdentity;

@@ -8,14 +8,11 @@
 import type { ApiObject } from '../types.js';
 import { createTwoWayMergePatch, nodeStatusPatch, schemaForKind, type JsonObject } from '../../api/patch/index.js';
 import { isObject } from '../../api/patch/json.js';
+import { uidOf } from '../meta.js';
 
 /** JSON-form objects (what the codec and JSON.parse give) are JSON values; this only narrows the type. */
 const asJson = (o: ApiObject): JsonObject => o as JsonObject;
 
-const uidOf = (o: ApiObject): string | undefined => {
-  const meta = o['metadata'];
-  return isObject(meta) && typeof meta['uid'] === 'string' && meta['uid'] !== '' ? meta['uid'] : undefined;
-};
 
 /** Adds `metadata.uid` to a patch (sorted, as the two-way patch is). */
 function withUid(patch: JsonObject, uid: string): JsonObject {

@@ -11,6 +11,7 @@ import { PATCH_STRATEGIC } from '../../api/media.js';
 import type { ApiObject, ClientLog, ResourceClient } from '../types.js';
 import { NodeWriterError } from './errors.js';
 import { nodeStatusPatchBody, podStatusPatchBody } from './status-patch.js';
+import { nameOf, uidOf } from '../meta.js';
 
 /** kubelet's nodeStatusUpdateRetry. */
 export const NODE_STATUS_UPDATE_RETRY = 5;
@@ -22,12 +23,6 @@ export interface StatusWriteResult {
   readonly object: ApiObject | undefined;
 }
 
-const metaString = (o: ApiObject, field: 'name' | 'uid'): string => {
-  const meta = o['metadata'];
-  if (typeof meta !== 'object' || meta === null) return '';
-  const v = (meta as Record<string, unknown>)[field];
-  return typeof v === 'string' ? v : '';
-};
 
 /**
  * Which GET the n-th try (0-based) of a node status cycle sends: the first
@@ -44,7 +39,7 @@ export const nodeStatusGetOptions = (attempt: number): { resourceVersion?: strin
 export async function patchNodeStatus(nodes: ResourceClient, oldNode: ApiObject, newNode: ApiObject, signal?: AbortSignal): Promise<StatusWriteResult> {
   const body = nodeStatusPatchBody(oldNode, newNode);
   if (body === undefined) return { outcome: 'unchanged', object: oldNode };
-  const object = await nodes.patch(metaString(oldNode, 'name'), PATCH_STRATEGIC, body, { subresource: 'status', ...(signal === undefined ? {} : { signal }) });
+  const object = await nodes.patch(nameOf(oldNode), PATCH_STRATEGIC, body, { subresource: 'status', ...(signal === undefined ? {} : { signal }) });
   return { outcome: 'patched', object };
 }
 
@@ -119,7 +114,7 @@ export async function syncPodStatus(pods: ResourceClient, pod: { readonly name: 
     if (isNotFound(err)) return { outcome: 'gone', object: undefined };
     throw err;
   }
-  if (metaString(current, 'uid') !== pod.uid) return { outcome: 'gone', object: undefined };
+  if ((uidOf(current) ?? '') !== pod.uid) return { outcome: 'gone', object: undefined };
   const newStatus = desired(current);
   if (newStatus === undefined) return { outcome: 'unchanged', object: current };
   const status = current['status'];

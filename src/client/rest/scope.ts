@@ -7,6 +7,7 @@ import { ClientRequestError, type RequestRef } from '../errors.js';
 import { acceptFor, checkKind, decodeBody, type Wire } from './representation.js';
 import { resourcePath } from './resources.js';
 import { send, type RestContext } from './send.js';
+import { metaOf, str } from '../meta.js';
 
 export interface Scope {
   readonly ctx: RestContext;
@@ -77,9 +78,4 @@ function encodeOrRefuse(c: Call, wire: Wire): { body: Uint8Array | string; conte
   }
 }
 
-export const metaOf = (obj: ApiObject): Record<string, unknown> => {
-  const m = obj['metadata'];
-  return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
-};
-
-export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+export { metaOf, str };
