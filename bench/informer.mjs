@@ -12,12 +12,14 @@
 // the watch request to the handler of the last event, CPU per event, and
 // heap per cached pod after a full GC. Contenders: the project's informer
 // over protobuf and over JSON, @kubernetes/client-node's informer (JSON) as
-// the same-run peer, and the delivery floors (the replayed watch read raw,
-// events counted in the bytes). The same informers also run once against the
+// the same-run peer, the delivery floors (the replayed watch read raw,
+// events counted in the bytes) and the JSON decode floor (the same read with
+// each event JSON.parse-d and dropped: what any client that decodes every
+// JSON event, the peer included, must at least spend). The same informers also run once against the
 // live server, as information. Prints a table, writes
 // bench/results/informer.json.
 //
-//   node bench/informer.mjs [--pods=10000] [--mods=50000] [--width=16] [--only=floor-protobuf,protobuf,floor-json,json,peer,live-protobuf,live-json,live-peer] [--keeper=1] [--timeout=600]
+//   node bench/informer.mjs [--pods=10000] [--mods=50000] [--width=16] [--only=floor-protobuf,protobuf,floor-json,floor-json-parse,json,peer,live-protobuf,live-json,live-peer] [--keeper=1] [--timeout=600]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
@@ -35,7 +37,7 @@ const PODS = Number(args.pods ?? 10_000);
 const MODS = Number(args.mods ?? 50_000);
 /** Modifications in flight while the backlog is written. */
 const WIDTH = Number(args.width ?? 16);
-const REPLAYED = ['floor-protobuf', 'protobuf', 'floor-json', 'json', 'peer'];
+const REPLAYED = ['floor-protobuf', 'protobuf', 'floor-json', 'floor-json-parse', 'json', 'peer'];
 const LIVE = ['live-protobuf', 'live-json', 'live-peer'];
 const ALL = [...REPLAYED, ...LIVE];
 const CONTENDERS = (args.only ?? ALL.join(',')).split(',').filter((c) => c !== '');
@@ -67,6 +69,7 @@ const NAMES = {
   'floor-protobuf': 'delivery floor, protobuf (replay read raw)',
   protobuf: 'project informer (protobuf)',
   'floor-json': 'delivery floor, JSON (replay read raw)',
+  'floor-json-parse': 'decode floor, JSON (replay read, each event JSON.parse-d, nothing kept)',
   json: 'project informer (JSON)',
   peer: '@kubernetes/client-node informer (JSON)',
 };
@@ -126,6 +129,12 @@ function report(results, load, recordings) {
     const f = results[`floor-${rep}`];
     const target = TARGETS[rep];
     if (f?.eventsPerSecond && f.eventsPerSecond < target * 1.5) process.stdout.write(`note: the ${rep} delivery floor (${f.eventsPerSecond}/s) is within 1.5x of the target (${target}/s): a MISS there may be the machine's, not the client's\n`);
+  }
+  const parseFloor = results['floor-json-parse'];
+  const peer = results.peer;
+  if (parseFloor?.eventsPerSecond && peer?.eventsPerSecond) {
+    const ratio = round3(parseFloor.eventsPerSecond / peer.eventsPerSecond);
+    if (ratio < TARGETS.peerRatio) process.stdout.write(`note: the JSON decode floor runs at ${ratio}x the peer's rate: a client that decodes every JSON event cannot reach ${TARGETS.peerRatio}x the peer on this machine (the peer parses each event too)\n`);
   }
   const rec = (r) => `${r.events} events, ${r.bytes} B (${Math.round(r.bytes / r.events)} B/event), ${r.headers['content-type']}`;
   process.stdout.write(`\nload: ${PODS} pods created at ${round3(load.createsPerSecond)}/s, list at X=${load.listRv} (${load.listBytes} B, ${load.podBytes} B per pod as JSON), ${MODS} modifications at ${round3(load.modsPerSecond)}/s up to ${load.finalRv}; watch from X: first event ${load.firstEvent.type} at ${load.firstEvent.rv}; keeper watch ${KEEPER ? 'on' : 'off'}\n`);

@@ -4,7 +4,7 @@
 //   node --expose-gc bench/lib/informer-contender.mjs SPEC.json
 //
 // SPEC: { contender: 'protobuf' | 'json' | 'peer' | 'floor-json' |
-// 'floor-protobuf', name (the row, e.g. 'live-json'), conf, server: { url,
+// 'floor-json-parse' | 'floor-protobuf', name (the row, e.g. 'live-json'), conf, server: { url,
 // ca, token } (the live server or the replay), namespace, listFile, listRv,
 // finalRv, expected, timeoutMs }. The informer's initial list is the
 // recorded list at listRv (read from listFile before anything is timed); its
@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { eventCounter } from './informer-frames.mjs';
+import { eventCounter, jsonLineParser } from './informer-frames.mjs';
 import { REPO } from './session.mjs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -77,7 +77,7 @@ async function projectContender(t, contentType) {
   const { loadPlatformConfig } = await importDist('client/config/index.js');
   const { createTransport, clientRateLimits } = await importDist('client/transport/index.js');
   const { createRestClient, RESOURCES } = await importDist('client/rest/index.js');
-  const { createInformer, stripManagedFields } = await importDist('client/informer/index.js');
+  const { createInformer } = await importDist('client/informer/index.js');
   const { loadApiCodec } = await importDist('api/codec/index.js');
   const log = {
     info() {},
@@ -104,8 +104,9 @@ async function projectContender(t, contentType) {
       return pods.watch(opts);
     },
   };
-  // The agent's informers drop managedFields before the store (it never reads them), as upstream's scheduler and controller-manager do.
-  const informer = createInformer(lw, { log, watchList: false, transform: stripManagedFields });
+  // The agent's informers never read managedFields: they ask for objects without them (a protobuf decode skips them on the wire,
+  // JSON strips them after parsing), as upstream's scheduler and controller-manager strip them from their caches.
+  const informer = createInformer(lw, { log, watchList: false, omitManagedFields: true });
   informer.addHandlers({ onAdd: () => void t.adds++, onUpdate: (_old, obj) => t.update(obj) });
   const ac = new AbortController();
   return {
@@ -160,8 +161,10 @@ async function peerContender(t) {
  * The floor: the same watch read raw over undici, events counted in the bytes
  * (bench/lib/informer-frames.mjs), nothing decoded or stored. What the server
  * (live or replay) and the connection deliver: no informer can be faster.
+ * With `parse` (JSON), each event's line is also JSON.parse-d and dropped: the
+ * floor of any client that decodes every JSON event.
  */
-async function floorContender(t, protobuf) {
+async function floorContender(t, protobuf, parse = false) {
   const { Pool } = await import('undici');
   const pool = new Pool(spec.server.url, { connections: 1, connect: { ca: spec.server.ca } });
   const ac = new AbortController();
@@ -173,7 +176,7 @@ async function floorContender(t, protobuf) {
     const accept = protobuf ? 'application/vnd.platform.protobuf;stream=watch' : 'application/json';
     const res = await pool.request({ method: 'GET', path: `/api/v1/namespaces/${spec.namespace}/pods?watch=1&resourceVersion=${spec.listRv}`, headers: { authorization: `Bearer ${spec.server.token}`, accept }, signal: ac.signal });
     if (res.statusCode !== 200) return t.fail(`floor watch: HTTP ${res.statusCode}`);
-    const counter = eventCounter(protobuf);
+    const counter = parse ? jsonLineParser() : eventCounter(protobuf);
     for await (const chunk of res.body) count(counter.push(chunk));
     if (t.tEnd === undefined) t.fail(`floor watch: the server ended the stream after ${t.updates} events`);
   }
@@ -197,6 +200,8 @@ async function setUp(t) {
       return peerContender(t);
     case 'floor-json':
       return floorContender(t, false);
+    case 'floor-json-parse':
+      return floorContender(t, false, true);
     case 'floor-protobuf':
       return floorContender(t, true);
     default:

@@ -34,6 +34,28 @@ export function eventCounter(protobuf) {
   };
 }
 
+/**
+ * The JSON decode floor's reader: each complete line JSON.parse-d (what any
+ * client that reads every event must at least do), nothing else kept.
+ * push(chunk) returns how many events the chunk completed.
+ */
+export function jsonLineParser() {
+  let tail = Buffer.alloc(0);
+  return {
+    push(chunk) {
+      const buf = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
+      let n = 0;
+      let start = 0;
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, start)) {
+        if (nl > start && JSON.parse(buf.toString('utf8', start, nl)) !== null) n++;
+        start = nl + 1;
+      }
+      tail = Buffer.from(buf.subarray(start));
+      return n;
+    },
+  };
+}
+
 /** Byte offsets [start, end) of the `n`-th event (1-based) of a whole body, or undefined when it holds fewer. */
 export function eventBounds(body, protobuf, n) {
   let start = 0;

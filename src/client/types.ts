@@ -123,6 +123,11 @@ export interface ListOptions {
   readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact';
   readonly limit?: number;
   readonly continue?: string;
+  /**
+   * The caller never reads metadata.managedFields: the objects come without
+   * it (a protobuf decode skips it on the wire; JSON drops it after parsing).
+   */
+  readonly omitManagedFields?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -142,6 +147,11 @@ export interface WatchOptions {
   readonly allowWatchBookmarks?: boolean;
   readonly sendInitialEvents?: boolean;
   readonly timeoutSeconds?: number;
+  /**
+   * The caller never reads metadata.managedFields: the objects come without
+   * it (a protobuf decode skips it on the wire; JSON drops it after parsing).
+   */
+  readonly omitManagedFields?: boolean;
   readonly signal?: AbortSignal;
 }
 

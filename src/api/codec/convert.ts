@@ -7,6 +7,7 @@
 import { CodecError } from './errors.js';
 import { type FieldPlan, type MessagePlan, type ProtoWriter, type ValueDecoder, type ValueEncoder, type ValueKind, WIRE_TYPE } from './plan.js';
 import { internTime, pooledUtf8 } from './intern.js';
+import { decodeSpan } from './omit.js';
 import { objectMaker } from './shape.js';
 import { formatMicroTime, formatTime, parseRfc3339 } from './special.js';
 import { type WireReader, varintLength } from './wire.js';
@@ -273,7 +274,7 @@ function compileMessage(m: MessagePlan): void {
       const tag = r.uint32();
       const f = byId[tag >>> 3];
       const wt = tag & 7;
-      if (f === undefined) {
+      if (f === undefined || (f.omittable && decodeSpan.omitting)) {
         r.skip(wt);
         continue;
       }

@@ -6,6 +6,7 @@
 
 import type { FieldError } from '../errors.js';
 import { compilePlans } from './convert.js';
+import { decodeOmitting } from './omit.js';
 import { decodeEnvelope, encodeEnvelope, type TypeMeta } from './envelope.js';
 import { CodecError } from './errors.js';
 import { loadSchema } from './load.js';
@@ -21,6 +22,7 @@ import { parseYamlStrict } from './yaml-strict.js';
 export { CodecError, isCodecError, type CodecErrorCode } from './errors.js';
 export { ENVELOPE_MAGIC, decodeEnvelope, encodeEnvelope, hasEnvelopeMagic, type Envelope, type TypeMeta } from './envelope.js';
 export { JsonStreamSplitter } from './json-stream.js';
+export { internJsonStrings } from './intern.js';
 export { SERVED_KINDS, type KindEntry } from './registry.js';
 export { fieldValidationMessages } from './validate.js';
 export type { StoredItem } from './stored-list.js';
@@ -42,13 +44,23 @@ export interface StrictDecodeResult {
   typeErrors: FieldError[];
 }
 
+/** What a reader may ask a decode to leave out. */
+export interface DecodeOptions {
+  /**
+   * Skip metadata.managedFields (at any depth) on the wire instead of
+   * decoding it: for readers that never look at it (the agent's informers),
+   * a third of a small pod's decode and heap.
+   */
+  readonly omitManagedFields?: boolean;
+}
+
 export interface ApiCodec {
   readonly kinds: readonly KindEntry[];
   hasKind(tm: TypeMeta): boolean;
   /** Envelope bytes of `obj`; `tm` defaults to the object's own apiVersion/kind. Throws CodecError EKIND/ETYPE naming the field. */
   encode(obj: ApiObject, tm?: TypeMeta): Buffer;
   /** The object of an envelope, with kind and apiVersion set from it. Throws CodecError EENVELOPE/EKIND/EWIRE. */
-  decode(buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject };
+  decode(buf: Uint8Array, opts?: DecodeOptions): { typeMeta: TypeMeta; object: ApiObject };
   /** An envelope's `metadata` alone (the rest is skipped, not decoded); undefined when the object has none. Throws as decode. */
   decodeMetadata(buf: Uint8Array): ApiObject | undefined;
   /** The message alone (no envelope, no TypeMeta): what the envelope's `raw` holds. */
@@ -100,7 +112,8 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     const r = new WireReader(raw);
     return planOf(tm).decode(r, r.end);
   };
-  const decode = (buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject } => {
+  const decode = (buf: Uint8Array, opts?: DecodeOptions): { typeMeta: TypeMeta; object: ApiObject } => (opts?.omitManagedFields === true ? decodeOmitting(() => decodeAll(buf)) : decodeAll(buf));
+  const decodeAll = (buf: Uint8Array): { typeMeta: TypeMeta; object: ApiObject } => {
     const env = decodeEnvelope(buf);
     const plan = planOf(env.typeMeta);
     // kind and apiVersion first, as JSON has them; decoded into the plan's own object (no copy: see shape.ts).
@@ -111,7 +124,7 @@ export async function createApiCodec(protoDir?: string): Promise<ApiCodec> {
     plan.decode(r, r.end, object);
     return { typeMeta: env.typeMeta, object };
   };
-  compilePlans(schema.plans, (raw) => decode(raw).object);
+  compilePlans(schema.plans, (raw) => decodeAll(raw).object);
   const decodeMetadata = (buf: Uint8Array): ApiObject | undefined => {
     const env = decodeEnvelope(buf);
     const field = planOf(env.typeMeta).byName.get('metadata');

@@ -66,3 +66,38 @@ export function pooledUtf8(buf: Buffer, start: number, end: number): string {
   byBytes[slot] = s;
   return s;
 }
+
+/**
+ * V8's JSON.parse already shares string values of up to 10 characters; the
+ * longer repeated ones (images, mount paths, field paths, timestamps) are a
+ * fresh copy in every parsed object.
+ */
+const PARSER_SHARED_LENGTH = 10;
+/** A bound on the walk: API objects are far shallower (the codec's own limit is MAX_JSON_DEPTH). */
+const MAX_WALK_DEPTH = 128;
+
+/**
+ * Replaces the string values of a parsed JSON value (in place, at any depth
+ * up to a bound) with their pooled copies: what a cache of JSON-decoded
+ * objects does to hold each repeated value once, as the protobuf decoder's
+ * strings already are. Keys are left alone (the parser interns them).
+ */
+export function internJsonStrings(v: unknown, depth = 0): void {
+  if (typeof v !== 'object' || v === null || depth > MAX_WALK_DEPTH) return;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'string') {
+        if (x.length > PARSER_SHARED_LENGTH) v[i] = internString(x);
+      } else if (typeof x === 'object') internJsonStrings(x, depth + 1);
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === 'string') {
+      if (x.length > PARSER_SHARED_LENGTH && x.length <= MAX_POOLED_LENGTH) o[k] = internString(x);
+    } else if (typeof x === 'object') internJsonStrings(x, depth + 1);
+  }
+}

@@ -55,6 +55,8 @@ export interface FieldPlan {
    * JSON object, e.g. Volume.volumeSource, Probe.handler.
    */
   readonly inline: boolean;
+  /** A field a decode leaves out when its caller asks (DecodeOptions.omitManagedFields): ObjectMeta.managedFields. */
+  readonly omittable: boolean;
   /** The message of a `message` field (or map value). */
   message: MessagePlan | undefined;
   /** Tag of one occurrence, wire type included. */
@@ -106,6 +108,9 @@ const JSON_NAMES: Record<string, string> = {
   'platform.io.api.authentication.v1.BoundObjectReference.uID': 'uid',
 };
 
+/** The fields DecodeOptions can leave out (see FieldPlan.omittable). */
+const OMITTABLE = new Set(['platform.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.managedFields']);
+
 const SCALAR: Record<string, ValueKind> = { string: 'string', bool: 'bool', int32: 'int32', int64: 'int64', bytes: 'bytes' };
 
 export const WIRE_TYPE: Record<ValueKind, number> = {
@@ -151,7 +156,7 @@ export function buildPlans(root: Root, protobuf: { Type: typeof Type; MapField: 
         if (kind === 'message') message = plans.get(target);
       }
       const inline = kind === 'message' && !isMap && !f.repeated && (INLINE_FIELDS.has(`${plan.fullName}.${f.name}`) || (f.name === 'localObjectReference' && message?.fullName === 'platform.io.api.core.v1.LocalObjectReference'));
-      const fp: FieldPlan = { name: JSON_NAMES[`${plan.fullName}.${f.name}`] ?? f.name, id: f.id, kind, label: isMap ? 'map' : f.repeated ? 'repeated' : 'optional', inline, message, tag: 0, wireType: 0, encodeValue: unset, decodeValue: unset };
+      const fp: FieldPlan = { name: JSON_NAMES[`${plan.fullName}.${f.name}`] ?? f.name, id: f.id, kind, label: isMap ? 'map' : f.repeated ? 'repeated' : 'optional', inline, omittable: OMITTABLE.has(`${plan.fullName}.${f.name}`), message, tag: 0, wireType: 0, encodeValue: unset, decodeValue: unset };
       plan.fields.push(fp);
       plan.byId[f.id] = fp;
       plan.byName.set(fp.name, fp);

@@ -9,7 +9,7 @@ import { Dispatcher } from './dispatch.js';
 import { OnceLog, errorFields } from './log-once.js';
 import { Reflector, type ReflectorClock } from './reflector.js';
 import { IndexedStore } from './store.js';
-import type { ObjectTransform } from './transform.js';
+import { stripManagedFields, type ObjectTransform } from './transform.js';
 
 export { DEFAULT_PAGE_SIZE, INITIAL_EVENTS_END_ANNOTATION } from './policy.js';
 export { NAMESPACE_INDEX, objectKey, UnknownIndexError } from './store.js';
@@ -35,10 +35,24 @@ export interface InformerOptions {
    * informer backs off and relists), as bad input does.
    */
   transform?: ObjectTransform;
+  /**
+   * The informer's readers never look at metadata.managedFields: every list
+   * and watch asks for objects without it (a protobuf decode then skips it
+   * on the wire, the cheaper half of an event), and it is stripped before
+   * `transform` from whatever still has it. The agent's informers set it.
+   */
+  omitManagedFields?: boolean;
   /** Test seams: the clock (ms), [0, 1) randomness (jitter, watch timeouts), and the back-off sleep. */
   now?: () => number;
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The reflector's transform: stripping first when managedFields are omitted (a ListerWatcher may ignore the hint). */
+function transformOf(opts: InformerOptions): ObjectTransform | undefined {
+  const t = opts.transform;
+  if (opts.omitManagedFields !== true) return t;
+  return t === undefined ? stripManagedFields : (obj) => t(stripManagedFields(obj));
 }
 
 export function createInformer(lw: ListerWatcher, opts: InformerOptions): Informer {
@@ -58,9 +72,9 @@ export function createInformer(lw: ListerWatcher, opts: InformerOptions): Inform
     log,
     watchList: opts.watchList ?? false,
     pageSize: opts.pageSize,
-    selectors: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector },
+    selectors: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, omitManagedFields: opts.omitManagedFields },
     clock,
-    transform: opts.transform,
+    transform: transformOf(opts),
     onSynced: () => {
       if (synced) return;
       synced = true;

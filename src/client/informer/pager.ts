@@ -29,6 +29,7 @@ export async function listPaged(lw: ListerWatcher, first: ListOptions, signal: A
   const selectors: ListOptions = {
     ...(first.labelSelector === undefined ? {} : { labelSelector: first.labelSelector }),
     ...(first.fieldSelector === undefined ? {} : { fieldSelector: first.fieldSelector }),
+    ...(first.omitManagedFields === undefined ? {} : { omitManagedFields: first.omitManagedFields }),
   };
   let token = page.continue;
   let rv = page.resourceVersion;

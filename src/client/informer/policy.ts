@@ -46,14 +46,17 @@ export function listPageSize(s: SyncState, rv: string, configured: number | unde
   return DEFAULT_PAGE_SIZE;
 }
 
+/** What every list and watch of the informer asks for. */
 export interface Selectors {
   readonly labelSelector?: string | undefined;
   readonly fieldSelector?: string | undefined;
+  readonly omitManagedFields?: boolean | undefined;
 }
 
-const selectorsOf = (sel: Selectors): Pick<ListOptions, 'labelSelector' | 'fieldSelector'> => ({
+const selectorsOf = (sel: Selectors): Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'omitManagedFields'> => ({
   ...(sel.labelSelector === undefined ? {} : { labelSelector: sel.labelSelector }),
   ...(sel.fieldSelector === undefined ? {} : { fieldSelector: sel.fieldSelector }),
+  ...(sel.omitManagedFields === true ? { omitManagedFields: true } : {}),
 });
 
 /** The first page of a list round (continuation pages are the pager's). */

@@ -9,20 +9,5 @@ import type { ApiObject } from '../types.js';
 
 export type ObjectTransform = (obj: ApiObject) => ApiObject;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Drops metadata.managedFields (server-side apply's bookkeeping, a third of a
- * small pod's heap): the agent never reads it, and upstream's scheduler and
- * controller-manager strip it from their informers the same way. The
- * metadata is rebuilt rather than `delete`d from, so it keeps V8's fast
- * (compact, shared-shape) properties. Idempotent.
- */
-export function stripManagedFields(obj: ApiObject): ApiObject {
-  const meta = obj['metadata'];
-  if (!isRecord(meta) || !('managedFields' in meta)) return obj;
-  const { managedFields: _dropped, ...rest } = meta;
-  obj['metadata'] = rest;
-  return obj;
-}
-
+// The informer option omitManagedFields does this and also spares the decode; the transform serves other ListerWatchers.
+export { stripManagedFields } from '../meta.js';

@@ -5,6 +5,7 @@
 import type { ApiObject } from '../../api/codec/index.js';
 import { isGone } from '../../api/errors.js';
 import { ClientProtocolError, type RequestRef } from '../errors.js';
+import { stripManagedFields } from '../meta.js';
 import type { ListOptions, ListPage, ResourceType } from '../types.js';
 import { checkKind, isObject } from './representation.js';
 import { apiVersionOf } from './resources.js';
@@ -14,8 +15,8 @@ export const DEFAULT_PAGE_SIZE = 500;
 /** A bound on one listAll: a server handing out continue tokens forever is a broken server. */
 export const MAX_PAGES = 100_000;
 
-/** A decoded list body → ListPage; pure. */
-export function toListPage(ref: RequestRef, t: ResourceType, body: ApiObject): ListPage {
+/** A decoded list body → ListPage; `omitManagedFields` strips what a JSON body still has. Pure. */
+export function toListPage(ref: RequestRef, t: ResourceType, body: ApiObject, omitManagedFields = false): ListPage {
   checkKind(ref, 'kind', body, [`${t.kind}List`]);
   const meta = body['metadata'];
   const rv = isObject(meta) ? meta['resourceVersion'] : undefined;
@@ -26,6 +27,7 @@ export function toListPage(ref: RequestRef, t: ResourceType, body: ApiObject): L
   const items = raw.map((it: unknown, i): ApiObject => {
     if (!isObject(it)) throw new ClientProtocolError(ref, `items[${i}]`, 'expected an object');
     checkKind(ref, `items[${i}].kind`, it, [t.kind]);
+    if (omitManagedFields) stripManagedFields(it);
     return it['kind'] === undefined ? { kind: t.kind, apiVersion, ...it } : it;
   });
   const cont = isObject(meta) ? meta['continue'] : undefined;

@@ -23,8 +23,9 @@ export async function get(s: Scope, name: string, opts: { resourceVersion?: stri
 async function listPage(s: Scope, opts: ListOptions): Promise<ListPage> {
   const ref = collectionRef(s, 'GET');
   const query = listQuery(ref, opts);
-  const body = await call(s, { ref, query, idempotent: true, signal: opts.signal, kinds: [`${s.type.kind}List`] });
-  return toListPage(ref, s.type, body);
+  const omit = opts.omitManagedFields === true;
+  const body = await call(s, { ref, query, idempotent: true, signal: opts.signal, kinds: [`${s.type.kind}List`], ...(omit ? { decode: { omitManagedFields: true } } : {}) });
+  return toListPage(ref, s.type, body, omit);
 }
 
 /**

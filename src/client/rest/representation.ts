@@ -3,7 +3,7 @@
 // the types that answered 406 to protobuf and uses JSON for them from then
 // on (logged once per type). Decoding is by the response's Content-Type,
 // whatever was asked for. Synchronous; never blocks.
-import { isCodecError, type ApiCodec, type ApiObject } from '../../api/codec/index.js';
+import { internJsonStrings, isCodecError, type ApiCodec, type ApiObject, type DecodeOptions } from '../../api/codec/index.js';
 import { MEDIA_JSON, MEDIA_PROTOBUF, mediaTypeOf } from '../../api/media.js';
 import { ClientProtocolError, type RequestRef } from '../errors.js';
 import type { ClientLog, ResourceType } from '../types.js';
@@ -58,18 +58,21 @@ const headerValue = (h: Readonly<Record<string, string | string[] | undefined>>,
  * not an object, or another media type → ClientProtocolError on `body`
  * (`content-type` for an unexpected type), the codec's error as cause.
  */
-export function decodeBody(codec: ApiCodec, ref: RequestRef, res: { headers: Readonly<Record<string, string | string[] | undefined>>; body: Buffer }): ApiObject {
+export function decodeBody(codec: ApiCodec, ref: RequestRef, res: { headers: Readonly<Record<string, string | string[] | undefined>>; body: Buffer }, opts?: DecodeOptions): ApiObject {
   const mt = mediaTypeOf(headerValue(res.headers, 'content-type'));
   if (mt === MEDIA_PROTOBUF) {
     try {
-      return codec.decode(res.body).object;
+      return codec.decode(res.body, opts).object;
     } catch (err) {
       if (isCodecError(err)) throw new ClientProtocolError(ref, 'body', `undecodable protobuf response (${res.body.length} bytes): ${err.message}`, err);
       throw err;
     }
   }
   if (mt !== MEDIA_JSON && mt !== '') throw new ClientProtocolError(ref, 'content-type', `unexpected response media type ${JSON.stringify(mt)}`);
-  return parseJsonObject(ref, 'body', res.body);
+  const obj = parseJsonObject(ref, 'body', res.body);
+  // Listed and fetched objects usually end up in a cache: their repeated strings shared, as protobuf's are.
+  internJsonStrings(obj);
+  return obj;
 }
 
 /** JSON bytes that must hold one object. */

@@ -1,7 +1,7 @@
 // One resource type in one namespace, as the verbs of a ResourceClient see
 // it: its paths, and one request → decoded, kind-checked object. Shared by
 // reads.ts and writes.ts; no state of its own beyond the RestContext's.
-import { isCodecError, type ApiObject } from '../../api/codec/index.js';
+import { isCodecError, type ApiObject, type DecodeOptions } from '../../api/codec/index.js';
 import type { HttpMethod, ResourceType, TransportRequest } from '../types.js';
 import { ClientRequestError, type RequestRef } from '../errors.js';
 import { acceptFor, checkKind, decodeBody, type Wire } from './representation.js';
@@ -29,6 +29,8 @@ export interface Call {
   readonly body?: (wire: Wire) => { body: Uint8Array | string; contentType: string };
   /** The kinds the answer may be (`Pod`, `Status`). */
   readonly kinds: readonly string[];
+  /** What a protobuf answer's decode may leave out. */
+  readonly decode?: DecodeOptions;
 }
 
 export const collectionRef = (s: Scope, method: HttpMethod, namespace = s.namespace): Ref => ({ method, path: resourcePath(s.type, { namespace }) });
@@ -63,7 +65,7 @@ export async function call(s: Scope, c: Call): Promise<ApiObject> {
     };
   };
   const res = await send(s.ctx, s.type, build);
-  const obj = decodeBody(s.ctx.codec, c.ref, res);
+  const obj = decodeBody(s.ctx.codec, c.ref, res, c.decode);
   checkKind(c.ref, 'kind', obj, c.kinds);
   return obj;
 }

@@ -3,7 +3,8 @@
 // One EventReader per stream, fed chunks as they arrive; pure apart from its
 // buffer, never blocks. An ERROR event throws its Status as ApiStatusError;
 // anything else off-contract throws ClientProtocolError naming the field.
-import { WatchFrameDecoder, isCodecError, type ApiCodec, type ApiObject, type WatchFrame } from '../../api/codec/index.js';
+import { WatchFrameDecoder, internJsonStrings, isCodecError, type ApiCodec, type ApiObject, type WatchFrame } from '../../api/codec/index.js';
+import { stripManagedFields } from '../meta.js';
 import type { Status } from '../../api/errors.js';
 import { ApiStatusError, ClientProtocolError, type RequestRef } from '../errors.js';
 import type { ResourceType, WatchEvent, WatchEventType } from '../types.js';
@@ -42,7 +43,8 @@ function protocol(ref: RequestRef, field: string, err: unknown): unknown {
   return isCodecError(err) ? new ClientProtocolError(ref, field, err.message, err) : err;
 }
 
-export function jsonEventReader(ref: RequestRef, t: ResourceType): EventReader {
+/** `omitManagedFields`: each event's object without metadata.managedFields. */
+export function jsonEventReader(ref: RequestRef, t: ResourceType, omitManagedFields = false): EventReader {
   const docs = jsonDocuments(MAX_EVENT_BYTES, (d) => parseJsonObject(ref, 'body', d));
   function* events(next: () => unknown[]): Iterable<WatchEvent> {
     let got: unknown[];
@@ -53,7 +55,11 @@ export function jsonEventReader(ref: RequestRef, t: ResourceType): EventReader {
     }
     for (const ev of got) {
       if (!isObject(ev)) throw new ClientProtocolError(ref, 'body', `expected a JSON object, got ${Array.isArray(ev) ? 'an array' : typeof ev}`);
-      yield toEvent(ref, t, ev['type'], ev['object']);
+      const e = toEvent(ref, t, ev['type'], ev['object']);
+      if (omitManagedFields) stripManagedFields(e.object);
+      // A watched object usually ends up in a cache: its repeated strings shared, as protobuf's are.
+      internJsonStrings(e.object);
+      yield e;
     }
   }
   return {
@@ -65,8 +71,10 @@ export function jsonEventReader(ref: RequestRef, t: ResourceType): EventReader {
   };
 }
 
-export function protobufEventReader(codec: ApiCodec, ref: RequestRef, t: ResourceType): EventReader {
+/** `omitManagedFields`: the decode skips metadata.managedFields on the wire. */
+export function protobufEventReader(codec: ApiCodec, ref: RequestRef, t: ResourceType, omitManagedFields = false): EventReader {
   const frames = new WatchFrameDecoder({ maxFrameBytes: MAX_EVENT_BYTES });
+  const decodeOpts = omitManagedFields ? { omitManagedFields: true } : undefined;
   return {
     *push(chunk) {
       let got: WatchFrame[];
@@ -78,7 +86,7 @@ export function protobufEventReader(codec: ApiCodec, ref: RequestRef, t: Resourc
       for (const f of got) {
         let object: ApiObject;
         try {
-          object = codec.decode(f.object).object;
+          object = codec.decode(f.object, decodeOpts).object;
         } catch (err) {
           throw protocol(ref, 'object', err);
         }

@@ -33,7 +33,8 @@ export async function openWatch(ctx: RestContext, t: ResourceType, namespace: st
     stream.close();
     throw new ClientProtocolError(ref, 'content-type', `unexpected watch media type ${JSON.stringify(mt)}`);
   }
-  const reader = mt === MEDIA_PROTOBUF ? protobufEventReader(ctx.codec, ref, t) : jsonEventReader(ref, t);
+  const omit = opts.omitManagedFields === true;
+  const reader = mt === MEDIA_PROTOBUF ? protobufEventReader(ctx.codec, ref, t, omit) : jsonEventReader(ref, t, omit);
   return new RestWatch(stream, reader, ref, opts.signal);
 }
 

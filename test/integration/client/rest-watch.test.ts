@@ -40,6 +40,26 @@ describeBackends('client rest: watch', { faults: true }, (srv) => {
         await rest().resource(RESOURCES.namespaces).create({ metadata: { name: ns } });
       });
 
+      it('omitManagedFields: listed and watched objects come without managedFields, everything else as the server sent it', async () => {
+        const cms = rest().resource(RESOURCES.configMaps, ns);
+        const created = await cms.create(cm('omit1', { a: '1' }));
+        expect(Array.isArray((created['metadata'] as Record<string, unknown>)['managedFields'])).toBe(true);
+        const listed = await cms.list({ omitManagedFields: true });
+        const item = listed.items.find((o) => nameOf(o) === 'omit1');
+        expect(item).toBeDefined();
+        expect('managedFields' in (item!['metadata'] as object)).toBe(false);
+        const w = await cms.watch({ resourceVersion: listed.resourceVersion, timeoutSeconds: 60, omitManagedFields: true });
+        const it = w[Symbol.asyncIterator]();
+        await cms.update({ ...created, data: { a: '2' } });
+        const [ev] = await take(it, 1);
+        expect('managedFields' in (ev!.object['metadata'] as object)).toBe(false);
+        expect([nameOf(ev!.object), ev!.object['data']]).toEqual(['omit1', { a: '2' }]);
+        w.close();
+        // Without the option the same objects keep them.
+        const full = await cms.list({});
+        expect('managedFields' in (full.items.find((o) => nameOf(o) === 'omit1')!['metadata'] as object)).toBe(true);
+      });
+
       it('events after the list’s version, in order, of the watched kind', async () => {
         const cms = rest().resource(RESOURCES.configMaps, ns);
         const { resourceVersion } = await cms.list({});

@@ -4,7 +4,7 @@
 // of repeated short strings and timestamps that read as ordinary strings.
 import { describe, expect, it } from 'vitest';
 import { loadApiCodec } from '../../../../src/api/codec/index.js';
-import { MAX_POOLED_LENGTH, internString, internTime, pooledUtf8 } from '../../../../src/api/codec/intern.js';
+import { MAX_POOLED_LENGTH, internJsonStrings, internString, internTime, pooledUtf8 } from '../../../../src/api/codec/intern.js';
 import { POD } from '../../../fixtures/api/objects.js';
 
 /** Every object and array inside `v`, with its path. */
@@ -85,5 +85,47 @@ describe('pooledUtf8', () => {
         expect(pooledUtf8(Buffer.from(s), 0, s.length)).toBe(s);
       }
     }
+  });
+});
+
+describe('decode with omitManagedFields', () => {
+  const managed = [{ manager: 'platform-apiserver', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {} } } } }];
+
+  it('leaves metadata.managedFields out of the object and of every list item, and nothing else', async () => {
+    const c = await loadApiCodec();
+    const pod = { ...POD, apiVersion: 'v1', kind: 'Pod', metadata: { ...(POD['metadata'] as object), managedFields: managed } };
+    const full = c.decode(c.encode(pod)).object;
+    expect((full['metadata'] as Record<string, unknown>)['managedFields']).toEqual(managed);
+    const { managedFields: _m, ...meta } = full['metadata'] as Record<string, unknown>;
+    expect(c.decode(c.encode(pod), { omitManagedFields: true }).object).toEqual({ ...full, metadata: meta });
+    const { kind: _k, apiVersion: _a, ...item } = pod;
+    const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [item, item] };
+    const got = c.decode(c.encode(list), { omitManagedFields: true }).object;
+    expect((got['items'] as Record<string, unknown>[]).map((i) => 'managedFields' in (i['metadata'] as object))).toEqual([false, false]);
+    // The option holds for its own call only.
+    expect('managedFields' in (c.decode(c.encode(pod)).object['metadata'] as object)).toBe(true);
+  });
+
+  it('still refuses a truncated object, and the next decode is unaffected', async () => {
+    const c = await loadApiCodec();
+    const pod = { ...POD, apiVersion: 'v1', kind: 'Pod', metadata: { ...(POD['metadata'] as object), managedFields: managed } };
+    const bytes = c.encode(pod);
+    expect(() => c.decode(bytes.subarray(0, bytes.length - 3), { omitManagedFields: true })).toThrow();
+    expect('managedFields' in (c.decode(bytes).object['metadata'] as object)).toBe(true);
+  });
+});
+
+describe('internJsonStrings', () => {
+  it('leaves every value of a parsed object as it was, at any depth, arrays included', () => {
+    const text = JSON.stringify({ ...POD, extra: [['registry.local/app:1.0', 1, null, { deep: 'x'.repeat(80) }]] });
+    const v: unknown = JSON.parse(text);
+    internJsonStrings(v);
+    expect(v).toEqual(JSON.parse(text));
+  });
+
+  it('stops at its depth bound instead of overflowing the stack', () => {
+    let v: Record<string, unknown> = { s: 'a string longer than ten' };
+    for (let i = 0; i < 10_000; i++) v = { n: v };
+    expect(() => internJsonStrings(v)).not.toThrow();
   });
 });

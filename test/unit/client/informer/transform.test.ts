@@ -49,6 +49,36 @@ describe('informer transform (client-go SetTransform)', () => {
     expect(seen).toEqual(['a', 'b', 'a', 'b']);
   });
 
+  it('omitManagedFields: every list and watch asks for objects without managedFields; what still has them is stripped before the transform', async () => {
+    const transformed: ApiObject[] = [];
+    h = startInformer({
+      run: false,
+      informer: {
+        omitManagedFields: true,
+        transform: (o) => {
+          transformed.push(o);
+          return { ...o, transformed: true };
+        },
+      },
+    });
+    const { fake, informer } = h;
+    // This ListerWatcher ignores the hint: its objects keep their managedFields, and updates copy them.
+    (fake.create('a')['metadata'] as Record<string, unknown>)['managedFields'] = [{ manager: 'm' }];
+    const ac = new AbortController();
+    const run = informer.run(ac.signal);
+    await informer.synced;
+    await until(() => fake.openWatches === 1, 'watch open');
+    fake.update('default/a');
+    await until(() => transformed.length === 2, 'update applied');
+    ac.abort();
+    await run;
+    expect(fake.calls.list.length).toBeGreaterThan(0);
+    expect(fake.calls.list.every((o) => o.omitManagedFields === true)).toBe(true);
+    expect(fake.calls.watch.every((o) => o.omitManagedFields === true)).toBe(true);
+    expect(transformed.map((o) => 'managedFields' in (o['metadata'] as object))).toEqual([false, false]);
+    expect(informer.store.list().map((o) => [marked(o), 'managedFields' in (o['metadata'] as object)])).toEqual([[true, false]]);
+  });
+
   it('a transform that throws fails that watch: the informer backs off and relists', async () => {
     let fail = false;
     h = startInformer({

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JsonStreamSplitter } from '../../../../src/api/codec/index.js';
 import { jsonDocuments } from '../../../../src/client/rest/json-lines.js';
 
@@ -52,6 +52,7 @@ describe('jsonDocuments: one JSON.parse per line, the splitter for anything else
     ['a number line', `${ev(1)}\n42\n`],
     ['a stream cut inside an event', `${ev(1)}\n{"type":"ADDED","object":{"kind":"Po`],
     ['an array', `[1,2]\n`],
+    ['lines, a pretty-printed document, lines again', `${ev(1)}\n${JSON.stringify({ a: { b: [1] } }, null, 1)}\n${ev(2)}\n${ev(3)}\n\n  x\n`],
     ['only whitespace', ` \n\t\n`],
   ])('%s: the same documents, error and pending state as the splitter, however the bytes are chunked', (_name, text) => {
     const want = reference(text);
@@ -70,6 +71,26 @@ describe('jsonDocuments: one JSON.parse per line, the splitter for anything else
     expect(r.push(Buffer.from(' {"b":'))).toEqual([]);
     expect(r.push(Buffer.from('2}'))).toEqual([{ b: 2 }]);
     expect(r.pending).toBe(false);
+  });
+
+  it('goes back to lines at the first newline between documents after the splitter took over', () => {
+    const spy = vi.spyOn(JsonStreamSplitter.prototype, 'push');
+    try {
+      const r = jsonDocuments(1 << 20, parse);
+      const lines = Array.from({ length: 40 }, (_, i) => ev(i)).join('\n');
+      // A small chunk with no newline that ends in a `}` inside an event (a TLS record cut there) takes the splitter ...
+      const cut = lines.indexOf('}') + 1;
+      expect(r.push(Buffer.from(lines.slice(0, cut)))).toEqual([]);
+      // ... which hands the stream back at the event's newline, although this chunk ends inside another event.
+      expect(r.push(Buffer.from(lines.slice(cut, 3000)))).toHaveLength(lines.slice(0, 3000).split('\n').length - 1);
+      const splitterCalls = spy.mock.calls.length;
+      expect(splitterCalls).toBeGreaterThan(0);
+      expect(r.push(Buffer.from(`${lines.slice(3000)}\n`))).toHaveLength(40 - (lines.slice(0, 3000).split('\n').length - 1));
+      expect(spy.mock.calls.length).toBe(splitterCalls);
+      expect(r.pending).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('refuses a line longer than the limit before buffering more of it', () => {
