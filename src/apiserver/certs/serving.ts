@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../../errors.js';
-import { generateKeyPair, issueCertificate, keyPairFromPem, privateKeyPem } from './x509.js';
+import { generateKeyPair, issueCertificate, keyPairFromPem, privateKeyPem } from '../../pki/x509.js';
 
 export const CA_CERT_FILE = 'apiserver-ca.crt';
 export const CA_KEY_FILE = 'apiserver-ca.key';

@@ -11,7 +11,7 @@
 // One way to start (run(signal)), stopped by the abort; nothing runs after.
 import { isNotFound } from '../../api/errors.js';
 import { NODE_CLIENT_SIGNER } from '../../api/signers.js';
-import { issueCertificate } from '../certs/x509.js';
+import { issueCertificate } from '../../pki/x509.js';
 import type { ApiObject } from '../registry/types.js';
 import type { UpdateOptions } from '../registry/types.js';
 import type { Authorizer, UserInfo } from '../types.js';

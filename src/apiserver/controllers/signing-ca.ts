@@ -10,7 +10,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, type Name } from '@peculiar/asn1-x509';
 import { AgentError } from '../../errors.js';
 import { CA_CERT_FILE, CA_KEY_FILE } from '../certs/serving.js';
-import { keyPairFromPem } from '../certs/x509.js';
+import { keyPairFromPem } from '../../pki/x509.js';
 
 export interface SigningCa {
   /** The CA certificate (PEM): what client certificates it issued are verified against. */

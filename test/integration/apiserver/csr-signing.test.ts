@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES, NODE_CSR_PREFIX, nodeClientSubject } from '../../../src/api/signers.js';
 import { main } from '../../../src/apiserver/cli.js';
-import { generateKeyPair, privateKeyPem } from '../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, privateKeyPem } from '../../../src/pki/x509.js';
 import { createCsrPem } from '../../../src/apiserver/controllers/pkcs10.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Status } from '../../../src/api/errors.js';
-import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../src/pki/x509.js';
 import type { ApiHandler } from '../../../src/apiserver/http/routes.js';
 import { startApiServer, type RunningApiServer } from '../../../src/apiserver/main.js';
 import { parseCommandLine } from '../../../src/apiserver/options/parse.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CA_KEY_FILE, CERT_FILE, KEY_FILE, loadServingMaterial, regenerateReason, servingHosts, type ExistingFiles } from '../../../../src/apiserver/certs/serving.js';
-import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/pki/x509.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES, nodeClientSubject } from '../../../../src/api/signers.js';
 import { rootCaRepair } from '../../../../src/apiserver/admission/defaults.js';
-import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/pki/x509.js';
 import { CsrController } from '../../../../src/apiserver/controllers/csr-controller.js';
 import { createCsrPem } from '../../../../src/apiserver/controllers/pkcs10.js';
 import { RootCaPublisher } from '../../../../src/apiserver/controllers/root-ca.js';

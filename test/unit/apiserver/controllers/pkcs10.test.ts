@@ -1,7 +1,7 @@
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { nodeClientSubject } from '../../../../src/api/signers.js';
-import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, issueCertificate, privateKeyPem } from '../../../../src/pki/x509.js';
 import { usageExtensions } from '../../../../src/apiserver/controllers/csr-rules.js';
 import { createCsrPem, CsrParseError, parseCsr } from '../../../../src/apiserver/controllers/pkcs10.js';
 import { signingCaFromPem } from '../../../../src/apiserver/controllers/signing-ca.js';

@@ -1,5 +1,5 @@
 // Issuing X.509 certificates: the server's self-signed CA and serving
-// certificate (self-signed.ts), and the client certificates tests and the CSR
+// certificate (src/apiserver/certs/serving.ts; the agent's own in src/server), and the client certificates tests and the CSR
 // signer makes. Keys are node:crypto's (ECDSA P-256); the certificate
 // structures are @peculiar/asn1-x509's (a well-kept ASN.1 schema of RFC 5280,
 // the layer under @peculiar/x509, used directly because that package needs a

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateKeyPair, issueCertificate, keyPairFromPem, privateKeyPem } from '../../../../src/apiserver/certs/x509.js';
+import { generateKeyPair, issueCertificate, keyPairFromPem, privateKeyPem } from '../../../src/pki/x509.js';
 
 const now = new Date();
 const later = new Date(now.getTime() + 86_400_000);
