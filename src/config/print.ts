@@ -85,3 +85,15 @@ function flagsComment(flags: AgentFlags, zeroes: readonly Leaf[], config: AgentC
   if (lines.length === 0) return '';
   return ['# Flags in effect that a config file cannot express (flag-only options, and zero values a file reads as "default"):', ...lines, ''].join('\n');
 }
+
+/**
+ * What /configz serves: the kubelet's `{"kubeletconfig": ...}` as
+ * `agentconfig` (the document --print-config prints, sensitive values
+ * redacted) and, beyond the kubelet, `sources`: where each field's value came
+ * from, by dotted path, in the words --print-config's comments use.
+ */
+export function configzDocument(config: AgentConfiguration, provenance: ReadonlyMap<string, Source>): { agentconfig: Record<string, unknown>; sources: Record<string, string> } {
+  const sources: Record<string, string> = {};
+  for (const leaf of leaves(configSpec)) sources[leaf.path] = describeSource(provenance.get(leaf.path) ?? { kind: 'default' });
+  return { agentconfig: encodeConfig(config), sources };
+}
