@@ -93,6 +93,12 @@ export async function serveContainerLogs(d: ContainerLogsDeps, ctx: RouteContext
   if (logPath === '' && existsSync(fallback)) logPath = fallback;
   if (logPath === '') return answer(res, 400, `failed to get the log path of container "${where.container}" (${loc.containerId}) in pod "${where.namespace}/${where.pod}"`);
 
+  if (ctx.req.method === 'HEAD') {
+    // The headers a GET would get, without reading (a follow would never end).
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    res.end();
+    return;
+  }
   let started = false;
   const start = (): void => {
     if (started) return;

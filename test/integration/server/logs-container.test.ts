@@ -160,3 +160,11 @@ describe('/containerLogs/ follow', () => {
     // The leak check after this file fails it if the watcher or a timer of the follow loop were left behind.
   });
 });
+
+describe('/containerLogs/ HEAD', () => {
+  it('answers with the headers only, even for follow', async () => {
+    const r = await get(h.port, '/containerLogs/default/web/app?follow=true', 'HEAD');
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('');
+  });
+});
