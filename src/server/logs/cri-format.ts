@@ -11,6 +11,8 @@ export interface LogTime {
   readonly sec: number;
   /** 0..999 999 999. */
   readonly nsec: number;
+  /** The zone offset it was written with, in minutes east of UTC (output keeps it, as the kubelet does). */
+  readonly offsetMin?: number;
 }
 
 export interface CriRecord {
@@ -44,17 +46,20 @@ export function parseLogTime(s: string): LogTime | undefined {
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
   let ms = Date.UTC(Number(y), month - 1, day, hour, minute, second);
   if (Number.isNaN(ms)) return undefined;
-  if (zone !== undefined && zone !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
-    ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
-  }
-  return { sec: Math.floor(ms / 1000), nsec: Number((frac ?? '').padEnd(9, '0')) };
+  const nsec = Number((frac ?? '').padEnd(9, '0'));
+  if (zone === undefined || zone === 'Z') return { sec: Math.floor(ms / 1000), nsec };
+  const offsetMin = (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  ms -= offsetMin * 60_000;
+  return { sec: Math.floor(ms / 1000), nsec, offsetMin };
 }
 
-/** The kubelet's output layout 2006-01-02T15:04:05.000000000Z07:00, here always in UTC. */
+/** The kubelet's output layout 2006-01-02T15:04:05.000000000Z07:00, in the zone the line was written with. */
 export function formatLogTime(t: LogTime): string {
-  const iso = new Date(t.sec * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
-  return `${iso.slice(0, 19)}.${String(t.nsec).padStart(9, '0')}Z`;
+  const off = t.offsetMin ?? 0;
+  const iso = new Date((t.sec + off * 60) * 1000).toISOString(); // local wall time, as YYYY-MM-DDTHH:MM:SS.mmmZ
+  const abs = Math.abs(off);
+  const zone = off === 0 ? 'Z' : `${off < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${iso.slice(0, 19)}.${String(t.nsec).padStart(9, '0')}${zone}`;
 }
 
 /** Milliseconds since the epoch (fraction dropped): what since-filters compare. */

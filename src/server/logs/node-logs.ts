@@ -117,8 +117,8 @@ export async function serveNodeLogs(d: { nodeLogDir: string; log: AgentLogger },
   }
   if (!st.isFile()) return answer(res, 404, '404 page not found');
   if (t.trailingSlash && last !== undefined) return redirect(ctx, `../${encodeURIComponent(last)}${url.search}`);
-  // Non-blocking, and checked again on the descriptor: what was a file a moment ago must still be one.
-  const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  // Non-blocking, not through a symlink swapped in since, and checked again on the descriptor: what was a file a moment ago must still be one.
+  const fh = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined);
   if (!fh) return answer(res, 404, '404 page not found');
   try {
     const fst = await fh.stat();

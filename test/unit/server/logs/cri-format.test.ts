@@ -6,16 +6,22 @@ describe('parseLogTime', () => {
     ['2024-01-02T03:04:05.123456789Z', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 123456789 }],
     ['2024-01-02T03:04:05Z', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 0 }],
     ['2024-01-02T03:04:05.5Z', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 500000000 }],
-    ['2024-01-02T05:04:05.000000001+02:00', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 1 }],
-    ['2024-01-02T00:04:05-03:00', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 0 }],
+    ['2024-01-02T05:04:05.000000001+02:00', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 1, offsetMin: 120 }],
+    ['2024-01-02T00:04:05-03:00', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 0, offsetMin: -180 }],
+    ['2024-01-02T03:04:05+00:00', { sec: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, nsec: 0, offsetMin: 0 }],
   ])('%s', (s, want) => expect(parseLogTime(s)).toEqual(want));
 
   it.each(['', 'yesterday', '2024-01-02 03:04:05Z', '2024-13-02T03:04:05Z', '2024-01-02T03:04:05.1234567890Z', '2024-01-02T03:04:05'])('rejects %j', (s) => {
     expect(parseLogTime(s)).toBeUndefined();
   });
 
-  it('formats with nine fraction digits in UTC, as the kubelet', () => {
-    expect(formatLogTime(parseLogTime('2024-01-02T05:04:05.5+02:00')!)).toBe('2024-01-02T03:04:05.500000000Z');
+  it.each([
+    ['2024-01-02T05:04:05.5+02:00', '2024-01-02T05:04:05.500000000+02:00'],
+    ['2024-01-01T23:30:00.123-05:30', '2024-01-01T23:30:00.123000000-05:30'],
+    ['2024-01-02T03:04:05Z', '2024-01-02T03:04:05.000000000Z'],
+    ['2024-01-02T03:04:05+00:00', '2024-01-02T03:04:05.000000000Z'],
+  ])('formats %s with nine fraction digits in its own zone, as the kubelet', (s, want) => {
+    expect(formatLogTime(parseLogTime(s)!)).toBe(want);
   });
 });
 
