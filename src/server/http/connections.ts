@@ -13,13 +13,21 @@ interface ConnState {
 
 export class ConnectionTracker {
   private readonly conns = new Map<Duplex, ConnState>();
+  /** TCP sockets under TLS: closed on stop only (their TLS socket carries the age; destroying one would cut its TLS stream mid-response). */
+  private readonly carriers = new Set<Duplex>();
 
   constructor(
     private readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A new connection (the TCP socket on HTTP, the TLS socket once negotiated on HTTPS; both on HTTPS). */
+  /** A TCP connection under TLS, from accept on: tracked so that stop closes handshakes in progress too. */
+  addCarrier(socket: Duplex): void {
+    this.carriers.add(socket);
+    socket.once('close', () => this.carriers.delete(socket));
+  }
+
+  /** A new HTTP connection: the TCP socket on HTTP, the TLS socket once negotiated on HTTPS. */
   add(socket: Duplex): void {
     if (this.conns.has(socket)) return;
     this.conns.set(socket, { born: this.now(), inflight: 0, upgraded: false });
@@ -58,7 +66,9 @@ export class ConnectionTracker {
   /** Stop: every connection, mid-handshake, mid-response or upgraded. */
   destroyAll(): void {
     for (const socket of this.conns.keys()) socket.destroy();
+    for (const socket of this.carriers) socket.destroy();
     this.conns.clear();
+    this.carriers.clear();
   }
 
   get size(): number {

@@ -30,7 +30,6 @@ export function parseTarget(raw: string | undefined): TargetResult {
       return bad('path has a percent escape that is not valid UTF-8');
     }
     if (decoded === '.' || decoded === '..') return bad('path must not contain "." or ".." segments');
-    // eslint-disable-next-line no-control-regex
     if (/[/\\\u0000-\u001f\u007f]/.test(decoded)) return bad(`path segment ${JSON.stringify(seg)} encodes a separator or control character`);
     if (/%[0-9a-fA-F]{2}/.test(decoded)) return bad(`path segment ${JSON.stringify(seg)} is encoded twice`);
   }

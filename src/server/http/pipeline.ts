@@ -51,7 +51,8 @@ async function admit(
   }
   label.path = m.route.path;
   const body = checkBody(req.headers, d.limits.maxBodyBytes);
-  if (!body.ok) return { status: body.status, body: `${body.message}\n` };
+  // The unread body would otherwise be drained to keep the connection: close it instead.
+  if (!body.ok) return { status: body.status, body: `${body.message}\n`, headers: { Connection: 'close' } };
   if (d.auth === undefined) return { route: m.route, url: target.url, user: undefined };
   let user: UserInfo;
   try {

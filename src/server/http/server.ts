@@ -112,7 +112,7 @@ function build(tls: TlsOptions | undefined, l: ServerLimits): HttpServer {
 }
 
 function wire(s: HttpServer, deps: PipelineDeps, tracker: ConnectionTracker, tls: boolean): void {
-  s.on('connection', (sock: Socket) => tracker.add(sock));
+  s.on('connection', (sock: Socket) => (tls ? tracker.addCarrier(sock) : tracker.add(sock)));
   if (tls) s.on('secureConnection', (sock: Socket) => tracker.add(sock));
   s.on('request', (req, res) => {
     tracker.request(req.socket, res);

@@ -3,6 +3,7 @@
 // upgrades, the observer and a clean stop.
 import { once } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError } from '../../../src/errors.js';
@@ -238,20 +239,38 @@ describe('limits', () => {
     held[1]!.destroy();
   });
 
-  it('past the age cap an idle connection is closed, one with a response in flight only after the response', async () => {
+  it.each(['readOnly', 'main'] as const)('%s: past the age cap an idle connection is closed, one with a response in flight only after the response', async (kind) => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const hold: Route = { path: '/hold', readOnly: true, debugging: false, methods: ['GET'], handle: async ({ res }) => { res.writeHead(200); res.write('a'); await released; res.end('b'); } };
-    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: [hold, ...routes()], auth: undefined, enableDebuggingHandlers: true, limits: { maxConnectionAgeMs: 300, checkIntervalMs: 50 } }, stops);
-    const busy = await openSocket(s.port);
+    const main = kind === 'main';
+    const s = await startNodeServer(
+      {
+        server: kind,
+        tls: main ? { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false } : undefined,
+        routes: [hold, ...routes()],
+        auth: main ? { authenticator: stubAuthenticator(true), authorize: stubAuthorize() } : undefined,
+        enableDebuggingHandlers: true,
+        limits: { maxConnectionAgeMs: 300, checkIntervalMs: 50 },
+      },
+      stops,
+    );
+    const open = async (): Promise<Duplex> => {
+      if (!main) return openSocket(s.port);
+      const t = tlsConnect({ port: s.port, host: '127.0.0.1', ca: pki.ca });
+      t.on('error', () => {});
+      await once(t, 'secureConnect');
+      return t;
+    };
+    const busy = await open();
     const busyData: Buffer[] = [];
     busy.on('data', (c: Buffer) => busyData.push(c));
     busy.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
     await once(busy, 'data');
     // A younger idle keep-alive connection: once it is swept, the busy one is past the cap too.
-    const idle = await openSocket(s.port);
+    const idle = await open();
+    idle.on('data', () => {});
     idle.write('GET /pods HTTP/1.1\r\nHost: x\r\n\r\n');
-    await once(idle, 'data');
     await once(idle, 'close');
     expect(busy.destroyed).toBe(false);
     release();
