@@ -116,11 +116,11 @@ function wire(s: HttpServer, deps: PipelineDeps, tracker: ConnectionTracker, tls
   if (tls) s.on('secureConnection', (sock: Socket) => tracker.add(sock));
   s.on('request', (req, res) => {
     tracker.request(req.socket, res);
-    void serveRequest(deps, req, res);
+    serveRequest(deps, req, res).catch((err: unknown) => failed(deps, 'request', err, () => res.destroy()));
   });
   s.on('upgrade', (req, socket, head: Buffer) => {
     tracker.upgraded(socket);
-    void serveUpgrade(deps, req, socket, head);
+    serveUpgrade(deps, req, socket, head).catch((err: unknown) => failed(deps, 'upgrade', err, () => socket.destroy()));
   });
   s.on('drop', (data?: { remoteAddress?: string }) => {
     deps.log.v(2)?.info('connection refused: too many connections', { server: deps.server, remote: data?.remoteAddress, max: deps.limits.maxConnections });
@@ -129,6 +129,12 @@ function wire(s: HttpServer, deps: PipelineDeps, tracker: ConnectionTracker, tls
     deps.log.v(4)?.info('TLS handshake failed', { remote: sock.remoteAddress, error: err.message });
     sock.destroy();
   });
+}
+
+/** The pipeline answers every failure itself; reaching here is a bug, kept to one request instead of the process. */
+function failed(deps: PipelineDeps, what: string, err: unknown, drop: () => void): void {
+  deps.log.error(`${what} pipeline failed`, { server: deps.server, error: err instanceof Error ? err.message : String(err) });
+  drop();
 }
 
 function close(s: HttpServer, tracker: ConnectionTracker): Promise<void> {
