@@ -26,8 +26,6 @@ export interface PipelineDeps {
   readonly limits: ServerLimits;
   readonly observer: HttpObserver | undefined;
   readonly log: ServerLog;
-  /** Aborted when the server stops: every request's signal follows it. */
-  readonly stop: AbortSignal;
 }
 
 type Failure = { readonly status: number; readonly body: string; readonly headers?: Record<string, string> };
@@ -91,12 +89,11 @@ function authnRequest(req: IncomingMessage): AuthnRequest {
 export async function serveRequest(d: PipelineDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = process.hrtime.bigint();
   const label = { path: 'other' };
+  // Stop destroys every connection, so the close below is also how a stop reaches the route
+  // (one listener per request on a shared stop signal would trip Node's listener-leak warning).
   const ac = new AbortController();
-  const stopped = (): void => ac.abort(d.stop.reason);
-  d.stop.addEventListener('abort', stopped, { once: true });
   res.once('close', () => {
     ac.abort();
-    d.stop.removeEventListener('abort', stopped);
     observe(d, { method: req.method ?? 'GET', path: label.path, code: res.statusCode, started, upgrade: '' });
   });
   const a = await admit(d, req, ac.signal, label);
@@ -121,12 +118,9 @@ export async function serveUpgrade(d: PipelineDeps, req: IncomingMessage, socket
   const label = { path: 'other' };
   const state = { code: 101 };
   const ac = new AbortController();
-  const stopped = (): void => ac.abort(d.stop.reason);
-  d.stop.addEventListener('abort', stopped, { once: true });
   const kind = upgradeKind(req.headers.upgrade);
   socket.once('close', () => {
     ac.abort();
-    d.stop.removeEventListener('abort', stopped);
     observe(d, { method: req.method ?? 'GET', path: label.path, code: state.code, started, upgrade: kind });
   });
   socket.on('error', () => socket.destroy());

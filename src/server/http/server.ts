@@ -61,7 +61,7 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
       return;
     }
     const where = hostPort(o.address, o.port);
-    const deps: PipelineDeps = { server: o.server, routes, auth: o.server === 'main' ? o.auth : undefined, limits, observer: o.observer, log: o.log, stop: signal };
+    const deps: PipelineDeps = { server: o.server, routes, auth: o.server === 'main' ? o.auth : undefined, limits, observer: o.observer, log: o.log };
     const tracker = new ConnectionTracker(limits.maxConnectionAgeMs);
     const s = build(o.server === 'main' ? o.tls : undefined, limits);
     wire(s, deps, tracker, o.server === 'main');

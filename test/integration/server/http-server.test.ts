@@ -349,4 +349,22 @@ describe('stop', () => {
     expect(signalled?.aborted).toBe(true);
     expect(s.server.address()).toBeUndefined();
   });
+  it('many streams at once: each sees its own abort on stop, and no listener-leak warning is raised', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    let aborted = 0;
+    const follow: Route = { path: '/follow', readOnly: true, debugging: false, methods: ['GET'], handle: async ({ res, signal }) => { res.writeHead(200); res.write('x'); await once(signal, 'abort'); aborted += 1; } };
+    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: [follow], auth: undefined, enableDebuggingHandlers: true }, stops);
+    const socks = await Promise.all(Array.from({ length: 15 }, () => openSocket(s.port)));
+    for (const sock of socks) sock.write('GET /follow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await Promise.all(socks.map((sock) => once(sock, 'data')));
+    const closed = socks.map((sock) => once(sock, 'close'));
+    await s.stop();
+    await Promise.all(closed);
+    await new Promise<void>((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(aborted).toBe(15);
+    expect(warnings).toEqual([]);
+  });
 });
