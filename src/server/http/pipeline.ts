@@ -168,4 +168,11 @@ function rawReply(socket: Duplex, f: Failure): void {
     `HTTP/1.1 ${f.status} ${STATUS_CODES[f.status] ?? ''}\r\n${extra}Content-Type: text/plain; charset=utf-8\r\n` +
       `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(f.body)}\r\nConnection: close\r\n\r\n${f.body}`,
   );
+  // Node's HTTP sockets allow half-open: a client that never closes its side would keep this one until stop.
+  const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
+
+/** How long a refused upgrade waits for the client to close after the answer. */
+const REFUSED_LINGER_MS = 1000;

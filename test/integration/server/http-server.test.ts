@@ -316,6 +316,21 @@ describe('upgrades', () => {
     await s.observedAtLeast(4);
     expect(s.observed.filter((o) => o.upgrade === 'spdy').map((o) => [o.path, o.code]).sort()).toEqual([['/exec/', 101], ['/exec/', 401], ['/pods', 400], ['other', 404]].sort());
   });
+  it('a refused upgrade whose client keeps its side open is closed by the server', async () => {
+    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: routes(), auth: undefined, enableDebuggingHandlers: true }, stops);
+    const sock = netConnect({ port: s.port, host: '127.0.0.1', allowHalfOpen: true });
+    sock.on('error', () => {});
+    const chunks: Buffer[] = [];
+    sock.on('data', (c: Buffer) => chunks.push(c));
+    await once(sock, 'connect');
+    sock.write('GET /pods HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    await once(sock, 'end');
+    // The observer hears of an upgrade when the server's socket closes: the client never closed its side.
+    await s.observedAtLeast(1);
+    expect(s.observed[0]).toMatchObject({ path: '/pods', code: 400, upgrade: 'websocket' });
+    expect(Buffer.concat(chunks).toString()).toMatch(/^HTTP\/1\.1 400 /);
+    sock.destroy();
+  });
 });
 
 describe('stop', () => {
