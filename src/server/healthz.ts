@@ -15,7 +15,9 @@ import type { AddressInfo } from 'node:net';
 import { AgentError } from '../errors.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import { defineComponent, type Component, type LifecycleLog } from '../lifecycle/component.js';
-import type { LivenessRegistry, LivenessResult } from '../lifecycle/liveness.js';
+import type { LivenessRegistry } from '../lifecycle/liveness.js';
+import { hostPort, listen } from './http/listen.js';
+import { healthzReply } from './routes/healthz-check.js';
 
 export interface HealthzServerOptions {
   /** `0.0.0.0`, `::` or empty bind every interface and address family. */
@@ -30,9 +32,6 @@ export interface HealthzServer extends Component {
   /** Where it listens, once ready; undefined when disabled or stopped. */
   address(): AddressInfo | undefined;
 }
-
-/** The check the platform's handler reports when nothing else is installed. */
-const PING = 'ping';
 
 /**
  * Creates the healthz component. `ready` resolves once listening (at once when
@@ -51,7 +50,7 @@ export function createHealthzServer(opts: HealthzServerOptions): HealthzServer {
     const where = hostPort(opts.address, opts.port);
     const s = createServer((req, res) => handle(req, res, opts));
     try {
-      await listen(s, opts.port, isUnspecified(opts.address) ? undefined : opts.address);
+      await listen(s, opts.address, opts.port);
     } catch (err) {
       throw new AgentError('ESTARTUP', `healthz server cannot listen on ${where}: ${(err as Error).message}`, {
         cause: err,
@@ -91,59 +90,8 @@ function handle(req: IncomingMessage, res: ServerResponse, opts: HealthzServerOp
     reply(res, 405, 'method not allowed\n');
     return;
   }
-  if (path === '/healthz') {
-    serveAll(url, res, opts);
-    return;
-  }
-  let name: string;
-  try {
-    name = decodeURIComponent(path.slice('/healthz/'.length));
-  } catch {
-    reply(res, 404, '404 page not found\n');
-    return;
-  }
-  const result = checkByName(opts.liveness, name);
-  if (result === undefined) reply(res, 404, '404 page not found\n');
-  else if (result.ok) reply(res, 200, 'ok');
-  else reply(res, 500, `internal server error: ${result.reason ?? ''}\n`);
-}
-
-function serveAll(url: URL, res: ServerResponse, opts: HealthzServerOptions): void {
-  const excluded = new Set(url.searchParams.getAll('exclude'));
-  const names = opts.liveness.names();
-  const lines: string[] = [];
-  const failures: string[] = [];
-  for (const name of names.length === 0 ? [PING] : names) {
-    if (excluded.delete(name)) {
-      lines.push(`[+]${name} excluded: ok`);
-      continue;
-    }
-    const result = checkByName(opts.liveness, name);
-    // A check unregistered between names() and now is simply gone.
-    if (result === undefined) continue;
-    if (result.ok) {
-      lines.push(`[+]${name} ok`);
-    } else {
-      lines.push(`[-]${name} failed: reason withheld`);
-      failures.push(`${name}: ${result.reason ?? ''}`);
-    }
-  }
-  if (excluded.size > 0) {
-    const quoted = [...excluded].sort().map((n) => JSON.stringify(n)).join(',');
-    lines.push(`warn: some health checks cannot be excluded: no matches for ${quoted}`);
-  }
-  if (failures.length > 0) {
-    opts.log.info('healthz check failed', { failures });
-    reply(res, 500, `${lines.join('\n')}\nhealthz check failed\n`);
-    return;
-  }
-  if (!url.searchParams.has('verbose')) reply(res, 200, 'ok');
-  else reply(res, 200, `${lines.join('\n')}\nhealthz check passed\n`);
-}
-
-function checkByName(liveness: LivenessRegistry, name: string): LivenessResult | undefined {
-  if (name === PING && liveness.names().length === 0) return { name, ok: true };
-  return liveness.checkOne(name);
+  const r = healthzReply(opts.liveness, path.slice('/healthz/'.length), url.searchParams, opts.log);
+  reply(res, r.status, r.body);
 }
 
 function reply(res: ServerResponse, status: number, body: string): void {
@@ -154,30 +102,6 @@ function reply(res: ServerResponse, status: number, body: string): void {
   });
   // node drops the body itself for HEAD.
   res.end(body);
-}
-
-function isUnspecified(address: string): boolean {
-  return address === '' || address === '0.0.0.0' || address === '::';
-}
-
-function hostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
-function listen(server: Server, port: number, host: string | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => {
-      server.off('listening', onListening);
-      reject(err);
-    };
-    const onListening = (): void => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen({ port, host });
-  });
 }
 
 function close(server: Server): Promise<void> {

@@ -1,0 +1,77 @@
+// The basic routes of the node servers: /healthz, /pods, /runningpods/,
+// /configz, /spec/. Built once by the composition root from the state they
+// read; each handler reads that state per request and never blocks beyond one
+// runtime listing (/runningpods/) or a few /proc reads (/spec/).
+import type { RuntimeService } from '../../cri/types.js';
+import type { LivenessRegistry } from '../../lifecycle/liveness.js';
+import type { AgentLogger } from '../../log/index.js';
+import type { StatusStore } from '../../status/store.js';
+import type { Route } from '../types.js';
+import { healthzReply } from './healthz-check.js';
+import { readMachineInfo } from './machine-info.js';
+import { podList, runningPodList } from './pods.js';
+import { isRoot, notFound, sendJson, sendText } from './respond.js';
+
+export interface BasicRouteDeps {
+  status: Pick<StatusStore, 'all'>;
+  runtime: RuntimeService;
+  liveness: LivenessRegistry;
+  /** The effective configuration with each value's source; served as opaque JSON under `agentconfig`. */
+  configz: () => unknown;
+  nodeName: string;
+  log: Pick<AgentLogger, 'info'>;
+}
+
+export function basicRoutes(d: BasicRouteDeps): Route[] {
+  return [
+    {
+      path: '/healthz/',
+      readOnly: true,
+      debugging: false,
+      methods: ['GET'],
+      handle: async ({ url, res }) => {
+        const r = healthzReply(d.liveness, url.pathname.slice('/healthz/'.length), url.searchParams, d.log);
+        sendText(res, r.status, r.body);
+      },
+    },
+    {
+      path: '/pods',
+      readOnly: true,
+      debugging: false,
+      methods: ['GET'],
+      handle: async ({ res }) => sendJson(res, 200, podList(d.status.all())),
+    },
+    {
+      path: '/runningpods/',
+      readOnly: false,
+      debugging: true,
+      methods: ['GET'],
+      handle: async ({ url, res, signal }) => {
+        if (!isRoot(url.pathname, '/runningpods')) return notFound(res);
+        const [sandboxes, containers] = await Promise.all([d.runtime.listPodSandbox(undefined, signal), d.runtime.listContainers(undefined, signal)]);
+        sendJson(res, 200, runningPodList(sandboxes, containers));
+      },
+    },
+    {
+      path: '/configz',
+      readOnly: false,
+      debugging: true,
+      methods: ['GET'],
+      handle: async ({ res }) => sendJson(res, 200, { agentconfig: d.configz() }),
+    },
+    {
+      path: '/spec/',
+      readOnly: true,
+      debugging: false,
+      methods: ['GET'],
+      handle: async ({ url, res }) => {
+        if (!isRoot(url.pathname, '/spec')) return notFound(res);
+        sendJson(res, 200, await readMachineInfo('/'));
+      },
+    },
+  ];
+}
+
+export { healthzReply, type HealthzReply } from './healthz-check.js';
+export { parseCpuinfo, parseMeminfo, readMachineInfo } from './machine-info.js';
+export { podList, runningPodList, type PodList } from './pods.js';
