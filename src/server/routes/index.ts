@@ -16,8 +16,12 @@ export interface BasicRouteDeps {
   status: Pick<StatusStore, 'all'>;
   runtime: RuntimeService;
   liveness: LivenessRegistry;
-  /** The effective configuration with each value's source; served as opaque JSON under `agentconfig`. */
-  configz: () => unknown;
+  /**
+   * The /configz document: the kubelet's `{"kubeletconfig": ...}` as
+   * `agentconfig`, and beyond the kubelet `sources` (each field's origin);
+   * src/config/print.ts configzDocument builds it. Served as is.
+   */
+  configz: () => { agentconfig: unknown; sources?: Readonly<Record<string, string>> };
   nodeName: string;
   log: Pick<AgentLogger, 'info'>;
 }
@@ -57,7 +61,7 @@ export function basicRoutes(d: BasicRouteDeps): Route[] {
       readOnly: false,
       debugging: true,
       methods: ['GET'],
-      handle: async ({ res }) => sendJson(res, 200, { agentconfig: d.configz() }),
+      handle: async ({ res }) => sendJson(res, 200, d.configz()),
     },
     {
       path: '/spec/',

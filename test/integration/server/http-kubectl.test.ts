@@ -30,7 +30,7 @@ describe('kubectl against the main port', () => {
     const status = new StatusStore();
     const pod = staticPod({ name: 'main', image: 'localhost/busybox:latest' }, 'web');
     status.set(pod.metadata.uid, { pod, status: { phase: 'Running', conditions: [], containerStatuses: [] } });
-    const routes = basicRoutes({ status, runtime: new FakeRuntime(), liveness: new LivenessRegistry(), configz: () => ({}), nodeName: 'n', log: testLogger() });
+    const routes = basicRoutes({ status, runtime: new FakeRuntime(), liveness: new LivenessRegistry(), configz: () => ({ agentconfig: {} }), nodeName: 'n', log: testLogger() });
     const calls: AuthzCall[] = [];
     const s = await startNodeServer(
       { server: 'main', tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, routes, auth: { authenticator: stubAuthenticator(false), authorize: stubAuthorize(calls) }, enableDebuggingHandlers: true },

@@ -36,7 +36,7 @@ async function world() {
   await runtime.startContainer(await runtime.createContainer(sb, config, sandbox));
   const liveness = new LivenessRegistry();
   liveness.register('syncloop', () => true);
-  const routes = basicRoutes({ status, runtime, liveness, configz: () => ({ maxPods: { value: 110, source: 'default' } }), nodeName: 'n', log: testLogger() });
+  const routes = basicRoutes({ status, runtime, liveness, configz: () => ({ agentconfig: { maxPods: 110 }, sources: { maxPods: 'default' } }), nodeName: 'n', log: testLogger() });
   return { status, runtime, liveness, routes, pod };
 }
 
@@ -90,11 +90,11 @@ describe('basic routes', () => {
     expect((await s.get('/runningpods/')).status).toBe(500);
   });
 
-  it('/configz wraps the effective config under agentconfig; main port only', async () => {
+  it("/configz serves the effective config under agentconfig, with each field's source; main port only", async () => {
     const s = await servers();
     const r = await s.get('/configz');
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toEqual({ agentconfig: { maxPods: { value: 110, source: 'default' } } });
+    expect(JSON.parse(r.body)).toEqual({ agentconfig: { maxPods: 110 }, sources: { maxPods: 'default' } });
     expect((await s.getRo('/configz')).status).toBe(404);
   });
 
