@@ -59,7 +59,7 @@ const SAMPLES: { [M in CriMethod]: Array<[CriMethodArgs[M], CriResult<M>]> } = {
   version: [[[], { version: '0.1.0', runtimeName: 'containerd', runtimeVersion: 'v1.6.20', runtimeApiVersion: 'v1' }]],
   status: [
     [[], [{ type: 'RuntimeReady', status: true, reason: '', message: '' }, { type: 'NetworkReady', status: false, reason: 'NetworkPluginNotReady', message: 'cni' }]],
-    [[undefined], []],
+    [[], []],
   ],
   runPodSandbox: [
     [[fullSandboxConfig(), 'runc'], 'sb1'],
