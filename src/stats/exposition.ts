@@ -99,7 +99,8 @@ export function cadvisorMetrics(snap: StatsSnapshot | undefined): string {
   const rss = fam('container_memory_rss', 'Size of RSS in bytes.', 'gauge');
   const faults = fam('container_memory_failures_total', 'Cumulative count of memory allocation failures.', 'counter');
   const fsUsage = fam('container_fs_usage_bytes', 'Number of bytes that are consumed by the container on this filesystem.', 'gauge');
-  const fsInodes = fam('container_fs_inodes_total', 'Number of available Inodes', 'gauge');
+  // cAdvisor's container_fs_inodes_total is a gauge named like a counter, which promtool refuses: left out.
+  const fsLimit = fam('container_fs_limit_bytes', 'Number of bytes that can be consumed by the container on this filesystem.', 'gauge');
   const rx = fam('container_network_receive_bytes_total', 'Cumulative count of bytes received', 'counter');
   const rxErr = fam('container_network_receive_errors_total', 'Cumulative count of errors encountered while receiving', 'counter');
   const tx = fam('container_network_transmit_bytes_total', 'Cumulative count of bytes transmitted', 'counter');
@@ -135,11 +136,11 @@ export function cadvisorMetrics(snap: StatsSnapshot | undefined): string {
         push(cpu, [l[0] as [string, string], ['cpu', 'total'], ...l.slice(1)], cpuSeconds(c.cpu), c.cpu?.time);
         memRows(l, c.memory);
         push(fsUsage, [l[0] as [string, string], ['device', ''], ...l.slice(1)], c.rootfs?.usedBytes, c.rootfs?.time);
-        push(fsInodes, [l[0] as [string, string], ['device', ''], ...l.slice(1)], c.rootfs?.inodes, c.rootfs?.time);
+        push(fsLimit, [l[0] as [string, string], ['device', ''], ...l.slice(1)], c.rootfs?.capacityBytes, c.rootfs?.time);
         push(start, l, Date.parse(c.startTime) / 1000, undefined);
       }
     }
   }
   scrape.samples.push({ labels: [], value: snap === undefined || snap.scrapeError ? 1 : 0 });
-  return renderFamilies([cpu, fsInodes, fsUsage, faults, rss, usage, ws, rx, rxErr, tx, txErr, scrape, start]);
+  return renderFamilies([cpu, fsLimit, fsUsage, faults, rss, usage, ws, rx, rxErr, tx, txErr, scrape, start]);
 }
