@@ -91,6 +91,8 @@ export async function collectPods(
     const sbCg = cgroups.get(sb.id);
     const pauseReading = sbCg === undefined ? undefined : await readCgroupV1(s.cgroupMount, sbCg);
     wholePod(s, pod, sbStats, ts);
+    const podCg = sbCg === undefined ? undefined : podCgroupOf(sbCg, m.uid);
+    if (pod.cpu === undefined && podCg !== undefined) await podFromCgroup(s, pod, podCg, ts);
     if (pod.network === undefined && pauseReading !== undefined) await podNetworkFromPause(s, pod, pauseReading);
     pods.push(pod);
   }
@@ -118,6 +120,25 @@ function wholePod(s: PodSources, pod: PodRaw, sb: PodSandboxStats | undefined, t
     if (interfaces.length > 0) pod.network = n.defaultInterface === undefined ? { interfaces } : { interfaces, defaultInterface: n.defaultInterface.name };
   }
   if (sb.processCount !== undefined) pod.processCount = sb.processCount;
+}
+
+/**
+ * The pod's own cgroup: the parent of its sandbox's when that is named
+ * `pod<uid>` (the agent makes one for --pod-max-pids, and the runtime then
+ * puts the sandbox and every container below it). Pure.
+ */
+export function podCgroupOf(sandboxCgroup: string, uid: string): string | undefined {
+  const parent = sandboxCgroup.slice(0, sandboxCgroup.lastIndexOf('/'));
+  return uid !== '' && parent.endsWith(`/pod${uid}`) ? parent : undefined;
+}
+
+/** Pod-level figures from the pod's cgroup (pause process included), as the kubelet reads its pod cgroups. */
+async function podFromCgroup(s: PodSources, pod: PodRaw, cg: string, ts: bigint): Promise<void> {
+  const r = await readCgroupV1(s.cgroupMount, cg);
+  if (r === undefined) return;
+  const cpu = cpuOf(s.rates, `pod:${pod.ref.uid}`, ts, r.cpuNanos, undefined);
+  if (cpu !== undefined) pod.cpu = cpu;
+  if (pod.memory === undefined && r.memory.usageBytes !== undefined) pod.memory = r.memory;
 }
 
 /** Without sandbox stats: the pause process's network namespace counters (what cAdvisor reads for the kubelet). */

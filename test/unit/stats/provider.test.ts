@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../../../src/cri/fake-runtime.js';
 import { createStatsProvider, type StatsProvider } from '../../../src/stats/provider.js';
@@ -101,6 +103,26 @@ describe('createStatsProvider', () => {
     // UNIMPLEMENTED is remembered: the runtime is not asked again.
     expect(fake.callsOf('listPodSandboxStats')).toHaveLength(1);
     expect(p.summary()?.pods[0]?.cpu?.usageCoreNanoSeconds).toBe(3_000_000_000); // summed from the containers
+  });
+
+  it('reads the pod\'s own cgroup (pod<uid>, made for --pod-max-pids) when the runtime serves no sandbox stats', async () => {
+    const fake = new FakeRuntime({ images: ['busybox'] });
+    const { sandboxId, containerId } = await runningPod(fake);
+    fake.failNext('listPodSandboxStats', 'UNIMPLEMENTED');
+    fake.stats.set(containerId, { cpuCoreNanoSeconds: 1_000, workingSetBytes: 10 });
+    const podDir = ['platformpods', 'pod0a1b2c3d-uid'];
+    for (const [ctl, file, value] of [['cpuacct', 'cpuacct.usage', '7777'], ['memory', 'memory.usage_in_bytes', '5000']] as const) {
+      await mkdir(join(fx.cgroup, ctl, ...podDir, sandboxId), { recursive: true });
+      await writeFile(join(fx.cgroup, ctl, ...podDir, file), value);
+    }
+    const t = ticks('refreshed', 1);
+    const p = provider(fake, t.onTick);
+    const ac = new AbortController();
+    const run = p.run(ac.signal);
+    await t.done;
+    ac.abort();
+    await run;
+    expect(p.summary()?.pods[0]).toMatchObject({ cpu: { usageCoreNanoSeconds: 7777 }, memory: { usageBytes: 5000, workingSetBytes: 5000 } });
   });
 
   it('skips a tick while a refresh is still running instead of stacking another', async () => {

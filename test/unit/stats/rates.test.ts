@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { podCgroupOf } from '../../../src/stats/collect-pods.js';
 import { nanoCoresBetween, RateCache } from '../../../src/stats/rates.js';
 
 const S = 1_000_000_000n;
@@ -26,5 +27,18 @@ describe('RateCache', () => {
     c.retain(new Set(['b']));
     expect(c.size).toBe(1);
     expect(c.update('a', { timestampNs: 2n * S, usageCoreNanoSeconds: 1e9 })).toBeUndefined();
+  });
+});
+
+describe('podCgroupOf', () => {
+  it.each([
+    ['/platformpods/podu1/sandbox1', 'u1', '/platformpods/podu1'],
+    ['/custom/root/podu1/abc', 'u1', '/custom/root/podu1'],
+    ['/k8s.io/sandbox1', 'u1', undefined],
+    ['/platformpods/podu2/sandbox1', 'u1', undefined],
+    ['/podu1', 'u1', undefined],
+    ['/x/pod/sb', '', undefined],
+  ])('%s of pod %s', (cg, uid, want) => {
+    expect(podCgroupOf(cg, uid)).toBe(want);
   });
 });
