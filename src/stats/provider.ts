@@ -7,6 +7,7 @@
 // refresh in flight is cancelled (its CRI calls see the abort) and awaited:
 // nothing of the provider runs after run() settles.
 import { isUnimplemented } from '../cri/errors.js';
+import { AgentError } from '../errors.js';
 import type { ImageService, PodSandboxStats, RuntimeService } from '../cri/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import type { AgentLogger } from '../log/index.js';
@@ -50,6 +51,7 @@ export interface StatsProvider extends Component {
 
 export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
   const periodMs = o.periodMs ?? DEFAULT_STATS_PERIOD_MS;
+  if (!(Number.isFinite(periodMs) && periodMs > 0)) throw new AgentError('EVALUE', `stats provider: periodMs must be a positive number of milliseconds, got ${periodMs}`);
   const now = o.now ?? (() => new Date());
   const procRoot = o.procRoot ?? '/proc';
   const cgroupMount = o.cgroupMount ?? '/sys/fs/cgroup';

@@ -125,6 +125,42 @@ describe('createStatsProvider', () => {
     expect(p.summary()?.pods[0]).toMatchObject({ cpu: { usageCoreNanoSeconds: 7777 }, memory: { usageBytes: 5000, workingSetBytes: 5000 } });
   });
 
+  it('with the runtime down: the node alone, scrape error set, each failing source logged once until it recovers', async () => {
+    const fake = new FakeRuntime({ images: ['busybox'] });
+    await runningPod(fake);
+    fake.setDown(true);
+    const log = testLogger();
+    let n = 0;
+    let whileDown: unknown;
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const p = createStatsProvider({
+      runtime: fake, status: { all: () => [] }, rootDir: fx.rootDir, nodeName: 'n', periodMs: 5, log, podLogsDir: fx.logs, procRoot: fx.proc, cgroupMount: fx.cgroup,
+      onTick: (w) => {
+        if (w !== 'refreshed') return;
+        n += 1;
+        if (n === 1) whileDown = { scrapeError: p.snapshot()?.scrapeError, pods: p.summary()?.pods.length, node: p.summary()?.node.nodeName };
+        if (n === 2) fake.setDown(false);
+        if (n === 3) done();
+      },
+    });
+    const ac = new AbortController();
+    const run = p.run(ac.signal);
+    await finished;
+    ac.abort();
+    await run;
+    expect(whileDown).toEqual({ scrapeError: true, pods: 0, node: 'n' });
+    const warned = log.records.filter((r) => r.level === 'warn').map((r) => String(r.fields['error']).split(':')[0]);
+    expect(warned.sort()).toEqual(['ImageFsInfo', 'ListContainerStats', 'ListContainers', 'ListPodSandbox', 'ListPodSandboxStats']);
+    expect(log.records.filter((r) => r.msg === 'A stats source recovered')).toHaveLength(5);
+    expect(p.snapshot()?.scrapeError).toBe(false);
+    expect(p.summary()?.pods).toHaveLength(1);
+  });
+
+  it.each([0, -1, Number.NaN, Infinity])('refuses periodMs %s', (periodMs) => {
+    expect(() => provider(new FakeRuntime(), undefined, periodMs)).toThrow(/periodMs must be a positive number/);
+  });
+
   it('skips a tick while a refresh is still running instead of stacking another', async () => {
     const fake = new FakeRuntime({ images: ['busybox'] });
     await runningPod(fake);
