@@ -89,12 +89,15 @@ export interface InterfaceCounters {
   txErrors: number;
 }
 
-/** /proc/net/dev (or /proc/<pid>/net/dev): every interface but loopback. */
+/** Interfaces cAdvisor leaves out of a network namespace's counters: loopback and the host ends of container links. */
+const IGNORED_INTERFACE = /^(lo$|veth|docker|nerdctl)/;
+
+/** /proc/net/dev (or /proc/<pid>/net/dev): every interface cAdvisor counts (not loopback, veth, docker or nerdctl ones). */
 export function parseNetDev(text: string): InterfaceCounters[] {
   const out: InterfaceCounters[] = [];
   for (const line of text.split('\n')) {
     const m = /^\s*([^:\s]+):\s*(.*)$/.exec(line);
-    if (m?.[1] === undefined || m[2] === undefined || m[1] === 'lo') continue;
+    if (m?.[1] === undefined || m[2] === undefined || IGNORED_INTERFACE.test(m[1])) continue;
     const f = m[2].trim().split(/\s+/).map(Number);
     if (f.length < 16 || f.some((x) => !Number.isFinite(x))) continue;
     // receive: bytes packets errs drop fifo frame compressed multicast; transmit: bytes packets errs ...

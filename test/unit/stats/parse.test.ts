@@ -61,8 +61,8 @@ describe('/proc files', () => {
     expect(m.get('HugePages_Total')).toBe(0);
   });
 
-  it('parseNetDev skips loopback, headers and short lines', () => {
-    expect(parseNetDev(`${NET_DEV}  bad: 1 2 3\n`)).toEqual([{ name: 'eth0', rxBytes: 1000, rxErrors: 1, txBytes: 2000, txErrors: 2 }]);
+  it('parseNetDev skips loopback, container link ends, headers and short lines', () => {
+    expect(parseNetDev(`${NET_DEV}  bad: 1 2 3\nveth12ab: 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0\ndocker0: 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0\n`)).toEqual([{ name: 'eth0', rxBytes: 1000, rxErrors: 1, txBytes: 2000, txErrors: 2 }]);
   });
 
   it.each([
