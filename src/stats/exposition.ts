@@ -37,7 +37,9 @@ export function renderFamilies(families: readonly Family[]): string {
     if (f.samples.length === 0) continue;
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
     for (const s of f.samples) {
-      const labels = s.labels.length === 0 ? '' : `{${s.labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
+      // Sorted by name, as client_golang writes them (tools diffing scrapes rely on it).
+      const sorted = [...s.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const labels = sorted.length === 0 ? '' : `{${sorted.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
       out.push(`${f.name}${labels} ${formatValue(s.value)}${s.timeMs === undefined ? '' : ` ${s.timeMs}`}`);
     }
   }

@@ -81,7 +81,7 @@ describe('cadvisorMetrics', () => {
     expect(text).toContain(`container_memory_usage_bytes{container="app",id="/k8s.io/abc",image="docker.io/library/busybox:1.36",name="abc",namespace="default",pod="web"} 400 ${TMS}\n`);
     expect(text).toContain(`container_fs_usage_bytes{container="app",device="",id="/k8s.io/abc",image="docker.io/library/busybox:1.36",name="abc",namespace="default",pod="web"} 10 ${TMS}\n`);
     expect(text).toContain(`container_network_receive_bytes_total{container="",id="/",image="",interface="eth0",name="",namespace="",pod=""} 1 ${TMS}\n`);
-    expect(text).toContain('container_memory_failures_total{container="",id="/",image="",name="",namespace="",pod="",failure_type="pgmajfault",scope="container"} 1');
+    expect(text).toContain('container_memory_failures_total{container="",failure_type="pgmajfault",id="/",image="",name="",namespace="",pod="",scope="container"} 1');
     expect(text).toContain('container_scrape_error 0\n');
   });
 
