@@ -2,7 +2,7 @@
 // (/proc when the cgroup files are absent), network counters, boot time,
 // PID limits, and the agent process as a system container.
 import type { ContainerRaw, CpuReading, NodeRaw } from './build.js';
-import { readCgroupV1, readText } from './files.js';
+import { readCgroup, readText } from './files.js';
 import {
   cpuNanosFromProcStat,
   defaultRouteInterface,
@@ -42,7 +42,7 @@ export async function collectNode(s: NodeSources, now: Date): Promise<{ node: No
     readText(`${p}/loadavg`),
     readText(`${p}/self/stat`),
     readText(`${p}/self/status`),
-    readCgroupV1(s.cgroupMount, ''),
+    readCgroup(s.cgroupMount, ''),
   ]);
   const ts = BigInt(now.getTime()) * 1_000_000n;
   const mem = parseMeminfo(meminfo ?? '');

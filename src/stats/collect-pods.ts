@@ -8,7 +8,7 @@ import type { PodWithStatus } from '../status/store.js';
 import { EMPTY_DIR_PLUGIN, volumeDir } from '../volumes/paths.js';
 import { mergeMemory, type ContainerRaw, type CpuReading, type PodRaw, type VolumeRaw } from './build.js';
 import { withRate } from './collect-node.js';
-import { readCgroupV1, readText, statfsReading, treeUsage, type CgroupLocator, type CgroupReading } from './files.js';
+import { readCgroup, readText, statfsReading, treeUsage, type CgroupLocator, type CgroupReading } from './files.js';
 import { parseNetDev } from './parse.js';
 import type { RateCache } from './rates.js';
 import type { ContainerIdentity } from './types.js';
@@ -68,7 +68,7 @@ export async function collectPods(
     const containers: ContainerRaw[] = [];
     for (const c of running.filter((x) => x.podSandboxId === sb.id)) {
       const cg = cgroups.get(c.id);
-      const reading = cg === undefined ? undefined : await readCgroupV1(s.cgroupMount, cg);
+      const reading = cg === undefined ? undefined : await readCgroup(s.cgroupMount, cg);
       const cri = criById.get(c.id);
       live.add(c.id);
       identities.push({ podUid: m.uid, container: c.metadata.name, id: c.id, image: c.image, cgroup: cg ?? '' });
@@ -89,7 +89,7 @@ export async function collectPods(
     live.add(`pod:${m.uid}`);
     const sbStats = sbStatsById.get(sb.id);
     const sbCg = cgroups.get(sb.id);
-    const pauseReading = sbCg === undefined ? undefined : await readCgroupV1(s.cgroupMount, sbCg);
+    const pauseReading = sbCg === undefined ? undefined : await readCgroup(s.cgroupMount, sbCg);
     wholePod(s, pod, sbStats, ts);
     const podCg = sbCg === undefined ? undefined : podCgroupOf(sbCg, m.uid);
     if (pod.cpu === undefined && podCg !== undefined) await podFromCgroup(s, pod, podCg, ts);
@@ -134,7 +134,7 @@ export function podCgroupOf(sandboxCgroup: string, uid: string): string | undefi
 
 /** Pod-level figures from the pod's cgroup (pause process included), as the kubelet reads its pod cgroups. */
 async function podFromCgroup(s: PodSources, pod: PodRaw, cg: string, ts: bigint): Promise<void> {
-  const r = await readCgroupV1(s.cgroupMount, cg);
+  const r = await readCgroup(s.cgroupMount, cg);
   if (r === undefined) return;
   const cpu = cpuOf(s.rates, `pod:${pod.ref.uid}`, ts, r.cpuNanos, undefined);
   if (cpu !== undefined) pod.cpu = cpu;

@@ -4,7 +4,7 @@
 // unreadable: one absent source must not fail a whole refresh.
 import { lstat, readdir, readFile, statfs } from 'node:fs/promises';
 import type { FsReading, Usage } from './build.js';
-import { memoryFromCgroupV1, parseInteger, type MemoryReading } from './parse.js';
+import { cpuNanosFromCgroupV2, memoryFromCgroupV1, memoryFromCgroupV2, parseInteger, type MemoryReading } from './parse.js';
 
 export async function readText(path: string): Promise<string | undefined> {
   try {
@@ -76,7 +76,7 @@ const MAX_CGROUP_DIRS = 5_000;
 
 /**
  * Finds cgroup directories by name (a container's or sandbox's runtime ID)
- * in the v1 memory hierarchy: with the cgroupfs driver the runtime names each
+ * in the v1 memory hierarchy (v2: the unified one): with the cgroupfs driver the runtime names each
  * container's cgroup after its ID below a parent that depends on the runtime
  * and the pod (cgroup_parent), so the path is searched once and remembered.
  * The same relative path holds in the cpu,cpuacct hierarchy.
@@ -100,7 +100,7 @@ export class CgroupLocator {
   }
 
   private async search(wanted: Set<string>, signal: AbortSignal): Promise<void> {
-    const root = `${this.mount}/memory`;
+    const root = (await isUnified(this.mount)) ? this.mount : `${this.mount}/memory`;
     let level = [''];
     let visited = 0;
     for (let depth = 0; depth < MAX_CGROUP_DEPTH && level.length > 0 && wanted.size > 0 && !signal.aborted; depth++) {
@@ -134,8 +134,38 @@ export interface CgroupReading {
   firstPid?: number;
 }
 
-/** Reads a v1 cgroup's cpuacct and memory figures; `rel` '' is the hierarchy root. */
-export async function readCgroupV1(mount: string, rel: string): Promise<CgroupReading | undefined> {
+/** Whether `mount` is the unified (v2) hierarchy; remembered per mount. */
+const unifiedByMount = new Map<string, Promise<boolean>>();
+export function isUnified(mount: string): Promise<boolean> {
+  let p = unifiedByMount.get(mount);
+  if (p === undefined) {
+    p = readText(`${mount}/cgroup.controllers`).then((t) => t !== undefined);
+    unifiedByMount.set(mount, p);
+  }
+  return p;
+}
+
+/** Reads a cgroup's CPU and memory figures (v1: cpuacct and memory hierarchies; v2: the unified one); `rel` '' is the root. */
+export async function readCgroup(mount: string, rel: string): Promise<CgroupReading | undefined> {
+  if (!(await isUnified(mount))) return readCgroupV1(mount, rel);
+  const dir = `${mount}${rel}`;
+  const [cpu, current, stat, max, procs] = await Promise.all([
+    readText(`${dir}/cpu.stat`),
+    readText(`${dir}/memory.current`),
+    readText(`${dir}/memory.stat`),
+    readText(`${dir}/memory.max`),
+    readText(`${dir}/cgroup.procs`),
+  ]);
+  if (cpu === undefined && current === undefined) return undefined;
+  const out: CgroupReading = { memory: memoryFromCgroupV2({ current, stat, max }) };
+  const cpuNanos = cpu === undefined ? undefined : cpuNanosFromCgroupV2(cpu);
+  if (cpuNanos !== undefined) out.cpuNanos = cpuNanos;
+  const pid = parseInteger(procs?.split('\n')[0] ?? '');
+  if (pid !== undefined) out.firstPid = pid;
+  return out;
+}
+
+async function readCgroupV1(mount: string, rel: string): Promise<CgroupReading | undefined> {
   const [cpu, usage, stat, limit, procs] = await Promise.all([
     readText(`${mount}/cpuacct${rel}/cpuacct.usage`),
     readText(`${mount}/memory${rel}/memory.usage_in_bytes`),

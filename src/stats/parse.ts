@@ -57,6 +57,33 @@ export function memoryFromCgroupV1(files: { usage?: string; stat?: string; limit
   return out;
 }
 
+/** cgroup v2's reading of the same figures: memory.current, memory.stat's inactive_file, anon, pgfault, pgmajfault, memory.max. */
+export function memoryFromCgroupV2(files: { current?: string; stat?: string; max?: string }): MemoryReading {
+  const usage = files.current === undefined ? undefined : parseInteger(files.current);
+  const stat = parseKeyValues(files.stat ?? '');
+  const inactive = stat.get('inactive_file');
+  const limit = files.max === undefined ? undefined : parseInteger(files.max);
+  const out: MemoryReading = {};
+  if (usage !== undefined) {
+    out.usageBytes = usage;
+    out.workingSetBytes = inactive === undefined ? usage : Math.max(0, usage - inactive);
+  }
+  const rss = stat.get('anon');
+  if (rss !== undefined) out.rssBytes = rss;
+  const pf = stat.get('pgfault');
+  if (pf !== undefined) out.pageFaults = pf;
+  const mpf = stat.get('pgmajfault');
+  if (mpf !== undefined) out.majorPageFaults = mpf;
+  if (limit !== undefined && limit < UNLIMITED_THRESHOLD) out.limitBytes = limit;
+  return out;
+}
+
+/** cgroup v2's cpu.stat usage_usec, in ns. */
+export function cpuNanosFromCgroupV2(stat: string): number | undefined {
+  const us = parseKeyValues(stat).get('usage_usec');
+  return us === undefined ? undefined : us * 1000;
+}
+
 /** USER_HZ: /proc/stat counts in 1/100 s on every Linux architecture the agent runs on. */
 const NS_PER_TICK = 10_000_000;
 

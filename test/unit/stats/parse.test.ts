@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cpuNanosFromCgroupV2,
   cpuNanosFromProcStat,
+  memoryFromCgroupV2,
   defaultRouteInterface,
   memoryFromCgroupV1,
   parseInteger,
@@ -40,6 +42,23 @@ describe('cgroup v1 files', () => {
     ['nothing readable', {}, {}],
   ])('memoryFromCgroupV1: %s', (_name, files, want) => {
     expect(memoryFromCgroupV1(files)).toEqual(want);
+  });
+});
+
+describe('cgroup v2 files', () => {
+  it.each([
+    ['current and stat', { current: '1000', stat: 'anon 500\nfile 400\ninactive_file 300\npgfault 9\npgmajfault 2\n', max: '2000\n' }, { usageBytes: 1000, workingSetBytes: 700, rssBytes: 500, pageFaults: 9, majorPageFaults: 2, limitBytes: 2000 }],
+    ['max is no limit', { current: '5', max: 'max\n' }, { usageBytes: 5, workingSetBytes: 5 }],
+    ['nothing readable', {}, {}],
+  ])('memoryFromCgroupV2: %s', (_name, files, want) => {
+    expect(memoryFromCgroupV2(files)).toEqual(want);
+  });
+
+  it.each([
+    ['usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n', 1_500_000],
+    ['user_usec 1\n', undefined],
+  ])('cpuNanosFromCgroupV2(%j)', (text, want) => {
+    expect(cpuNanosFromCgroupV2(text)).toBe(want);
   });
 });
 

@@ -161,6 +161,32 @@ describe('createStatsProvider', () => {
     expect(() => provider(new FakeRuntime(), undefined, periodMs)).toThrow(/periodMs must be a positive number/);
   });
 
+  it('reads the unified (v2) hierarchy when the mount is one; the node\'s memory then comes from /proc/meminfo', async () => {
+    const fake = new FakeRuntime({ images: ['busybox'] });
+    const { containerId } = await runningPod(fake);
+    fake.stats.set(containerId, { cpuCoreNanoSeconds: 1_000, workingSetBytes: 10 });
+    const v2 = join(fx.dir, 'unified');
+    await mkdir(join(v2, 'system.slice', containerId), { recursive: true });
+    await writeFile(join(v2, 'cgroup.controllers'), 'cpu memory pids\n');
+    await writeFile(join(v2, 'cpu.stat'), 'usage_usec 9000000\n');
+    await writeFile(join(v2, 'system.slice', containerId, 'memory.current'), '800\n');
+    await writeFile(join(v2, 'system.slice', containerId, 'memory.stat'), 'anon 300\ninactive_file 100\npgfault 4\npgmajfault 1\n');
+    const t = ticks('refreshed', 1);
+    const p = createStatsProvider({
+      runtime: fake, status: { all: () => [] }, rootDir: fx.rootDir, nodeName: 'n', log: testLogger(), podLogsDir: fx.logs, procRoot: fx.proc, cgroupMount: v2, onTick: t.onTick,
+    });
+    const ac = new AbortController();
+    const run = p.run(ac.signal);
+    await t.done;
+    ac.abort();
+    await run;
+    const s = p.summary();
+    expect(s?.node.cpu?.usageCoreNanoSeconds).toBe(9_000_000_000);
+    expect(s?.node.memory).toMatchObject({ usageBytes: 8_000_000 * 1024, workingSetBytes: 4_000_000 * 1024, availableBytes: 12_000_000 * 1024 });
+    expect(s?.pods[0]?.containers[0]?.memory).toMatchObject({ workingSetBytes: 10, usageBytes: 10, rssBytes: 300, pageFaults: 4, majorPageFaults: 1 });
+    expect(p.snapshot()?.containers[0]?.cgroup).toBe(`/system.slice/${containerId}`);
+  });
+
   it('skips a tick while a refresh is still running instead of stacking another', async () => {
     const fake = new FakeRuntime({ images: ['busybox'] });
     await runningPod(fake);
