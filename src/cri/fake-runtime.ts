@@ -31,10 +31,13 @@ import type {
   SandboxFilter,
   VersionInfo,
 } from './types.js';
+import { FakeStatsTable } from './fake-stats.js';
+import type { ContainerStats, ContainerStatsFilter, PodSandboxStats, PodSandboxStatsFilter } from './types.js';
 
 export type { FakeImage, FakePullBehaviour } from './fake-images.js';
 export { normalizeImageRef } from './fake-images.js';
 export type { FakeBlock, FakeCall } from './fake-faults.js';
+export type { FakeUsage } from './fake-stats.js';
 export { ManualClock, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 
 export interface FakeRuntimeOptions {
@@ -347,6 +350,27 @@ export class FakeRuntime implements Runtime {
     const c = this.containerMap.get(id);
     if (c === undefined) throw new CriError('NOT_FOUND', `an error occurred when try to find container "${id}": not found`);
     return c;
+  }
+  // ---- issue 18 F: stats ------------------------------------------------------------
+
+  /** What the stats calls report per container: `fake.stats.set(containerId, usage)`. */
+  readonly stats = new FakeStatsTable();
+
+  async listContainerStats(filter?: ContainerStatsFilter, signal?: AbortSignal): Promise<ContainerStats[]> {
+    await this.enter('listContainerStats', [filter], signal);
+    const now = this.now();
+    return [...this.containerMap.values()]
+      .filter((c) => c.state === 'RUNNING' && (filter?.id === undefined || c.id === filter.id) && (filter?.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) && labelsMatch(c.config.labels, filter?.labelSelector))
+      .map((c) => this.stats.containerStats(c, now));
+  }
+
+  async listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]> {
+    await this.enter('listPodSandboxStats', [filter], signal);
+    const now = this.now();
+    const running = [...this.containerMap.values()].filter((c) => c.state === 'RUNNING');
+    return [...this.sandboxMap.values()]
+      .filter((s) => s.state === 'READY' && (filter?.id === undefined || s.id === filter.id) && labelsMatch(s.config.labels, filter?.labelSelector))
+      .map((s) => this.stats.sandboxStats(s, running.filter((c) => c.podSandboxId === s.id).map((c) => this.stats.containerStats(c, now)), now));
   }
 }
 

@@ -31,6 +31,7 @@ import type {
   SandboxFilter,
   VersionInfo,
 } from './types.js';
+import type { ContainerStats, ContainerStatsFilter, PodSandboxStats, PodSandboxStatsFilter } from './types.js';
 
 export type { CriLog } from './grpc-connection.js';
 
@@ -221,6 +222,13 @@ class GrpcRuntime implements CriRuntime {
   }
   imageFsInfo(signal?: AbortSignal): Promise<FilesystemUsage[]> {
     return this.img.call('imageFsInfo', [], this.timeoutMs, signal);
+  }
+  // issue 18 F: stats
+  listContainerStats(filter?: ContainerStatsFilter, signal?: AbortSignal): Promise<ContainerStats[]> {
+    return this.rt.call('listContainerStats', [filter], this.timeoutMs, signal);
+  }
+  listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]> {
+    return this.rt.call('listPodSandboxStats', [filter], this.timeoutMs, signal);
   }
 }
 

@@ -44,6 +44,17 @@ import type {
   Runtime,
   SandboxFilter,
 } from './types.js';
+import {
+  decodeContainerStats,
+  decodeContainerStatsFilter,
+  decodePodSandboxStats,
+  decodePodSandboxStatsFilter,
+  encodeContainerStats,
+  encodeContainerStatsFilter,
+  encodePodSandboxStats,
+  encodePodSandboxStatsFilter,
+} from './convert-stats.js';
+import type { ContainerStatsFilter, PodSandboxStatsFilter } from './types.js';
 import type * as W from './wire.js';
 
 /** The CRI API version the agent asks for in the Version handshake. */
@@ -71,6 +82,9 @@ export interface CriMethodArgs {
   listImages: [];
   removeImage: [image: string];
   imageFsInfo: [];
+  // issue 18 F: stats
+  listContainerStats: [filter?: ContainerStatsFilter];
+  listPodSandboxStats: [filter?: PodSandboxStatsFilter];
 }
 
 export type CriMethod = keyof CriMethodArgs & keyof Runtime;
@@ -253,6 +267,19 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
       return { imageFilesystems: fss.map((f) => encodeFilesystemUsage(f, now)) };
     },
     decodeResponse: (res) => res.imageFilesystems.map(decodeFilesystemUsage),
+  }),
+  // issue 18 F: stats
+  listContainerStats: codec<'listContainerStats', { filter: W.WContainerStatsFilter | null }, { stats: W.WContainerStats[] }>('RuntimeService', 'ListContainerStats', {
+    encodeRequest: ([filter]) => ({ filter: encodeContainerStatsFilter(filter) }),
+    decodeRequest: (req) => [decodeContainerStatsFilter(req.filter)],
+    encodeResponse: (stats) => ({ stats: stats.map(encodeContainerStats) }),
+    decodeResponse: (res) => res.stats.map(decodeContainerStats),
+  }),
+  listPodSandboxStats: codec<'listPodSandboxStats', { filter: W.WPodSandboxStatsFilter | null }, { stats: W.WPodSandboxStats[] }>('RuntimeService', 'ListPodSandboxStats', {
+    encodeRequest: ([filter]) => ({ filter: encodePodSandboxStatsFilter(filter) }),
+    decodeRequest: (req) => [decodePodSandboxStatsFilter(req.filter)],
+    encodeResponse: (stats) => ({ stats: stats.map(encodePodSandboxStats) }),
+    decodeResponse: (res) => res.stats.map(decodePodSandboxStats),
   }),
 };
 

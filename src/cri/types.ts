@@ -223,6 +223,9 @@ export interface RuntimeService {
   execSync(id: string, cmd: readonly string[], timeoutSeconds: number, signal?: AbortSignal): Promise<ExecSyncResult>;
   /** Asks the runtime to reopen the container's log file (after the agent rotated it). */
   reopenContainerLog(id: string, signal?: AbortSignal): Promise<void>;
+  // issue 18 F: stats
+  listContainerStats(filter?: ContainerStatsFilter, signal?: AbortSignal): Promise<ContainerStats[]>;
+  listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]>;
 }
 
 export interface ExecSyncResult {
@@ -268,3 +271,73 @@ export interface ImageService {
 }
 
 export interface Runtime extends RuntimeService, ImageService {}
+
+// ---- issue 18 F: stats (ListContainerStats, ListPodSandboxStats) ----
+// Counters the runtime did not report are absent (the wire's unset UInt64Value),
+// never 0: the summary then leaves the field out, as the kubelet does.
+
+export interface CpuUsage {
+  /** ns since the epoch when the runtime sampled it. */
+  timestamp: bigint;
+  usageCoreNanoSeconds?: number;
+  usageNanoCores?: number;
+}
+
+export interface MemoryUsage {
+  timestamp: bigint;
+  workingSetBytes?: number;
+  availableBytes?: number;
+  usageBytes?: number;
+  rssBytes?: number;
+  pageFaults?: number;
+  majorPageFaults?: number;
+}
+
+export interface ContainerStats {
+  id: string;
+  metadata: ContainerMetadata;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  cpu?: CpuUsage;
+  memory?: MemoryUsage;
+  /** The writable layer's usage. */
+  writableLayer?: FilesystemUsage;
+}
+
+export interface NetworkInterfaceUsage {
+  name: string;
+  rxBytes?: number;
+  rxErrors?: number;
+  txBytes?: number;
+  txErrors?: number;
+}
+
+export interface NetworkUsage {
+  timestamp: bigint;
+  defaultInterface?: NetworkInterfaceUsage;
+  interfaces: NetworkInterfaceUsage[];
+}
+
+export interface PodSandboxStats {
+  id: string;
+  metadata: PodSandboxMetadata;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  cpu?: CpuUsage;
+  memory?: MemoryUsage;
+  network?: NetworkUsage;
+  processCount?: number;
+  containers: ContainerStats[];
+}
+
+export interface ContainerStatsFilter {
+  id?: string;
+  podSandboxId?: string;
+  labelSelector?: Record<string, string>;
+}
+
+export interface PodSandboxStatsFilter {
+  id?: string;
+  labelSelector?: Record<string, string>;
+}
+

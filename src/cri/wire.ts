@@ -170,3 +170,34 @@ export interface WFilesystemUsage {
 
 export interface WVersionResponse { version: string; runtimeName: string; runtimeVersion: string; runtimeApiVersion: string }
 export interface WRuntimeCondition { type: string; status: boolean; reason: string; message: string }
+
+// ---- issue 18 F: stats ----
+export interface WCpuUsage { timestamp: bigint; usageCoreNanoSeconds: WUInt64Value | null; usageNanoCores: WUInt64Value | null }
+export interface WMemoryUsage {
+  timestamp: bigint;
+  workingSetBytes: WUInt64Value | null;
+  availableBytes: WUInt64Value | null;
+  usageBytes: WUInt64Value | null;
+  rssBytes: WUInt64Value | null;
+  pageFaults: WUInt64Value | null;
+  majorPageFaults: WUInt64Value | null;
+}
+export interface WContainerStats {
+  attributes: { id: string; metadata: { name: string; attempt: number } | null; labels: WireMap; annotations: WireMap } | null;
+  cpu: WCpuUsage | null;
+  memory: WMemoryUsage | null;
+  writableLayer: WFilesystemUsage | null;
+}
+export interface WNetworkInterfaceUsage { name: string; rxBytes: WUInt64Value | null; rxErrors: WUInt64Value | null; txBytes: WUInt64Value | null; txErrors: WUInt64Value | null }
+export interface WPodSandboxStats {
+  attributes: { id: string; metadata: WPodSandboxMetadata | null; labels: WireMap; annotations: WireMap } | null;
+  linux: {
+    cpu: WCpuUsage | null;
+    memory: WMemoryUsage | null;
+    network: { timestamp: bigint; defaultInterface: WNetworkInterfaceUsage | null; interfaces: WNetworkInterfaceUsage[] } | null;
+    process: { timestamp: bigint; processCount: WUInt64Value | null } | null;
+    containers: WContainerStats[];
+  } | null;
+}
+export interface WContainerStatsFilter { id: string; podSandboxId: string; labelSelector: WireMap }
+export interface WPodSandboxStatsFilter { id: string; labelSelector: WireMap }

@@ -110,6 +110,23 @@ const SAMPLES: { [M in CriMethod]: Array<[CriMethodArgs[M], CriResult<M>]> } = {
   listImages: [[[], [{ id: 'sha256:1', repoTags: [], repoDigests: [], size: 0, username: '', pinned: false }]]],
   removeImage: [[['sha256:1'], undefined]],
   imageFsInfo: [[[], [{ mountpoint: '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs', usedBytes: 2 ** 41, inodesUsed: 12345 }]]],
+  // issue 18 F: stats
+  listContainerStats: [
+    [[undefined], []],
+    [[{ id: 'c1', podSandboxId: 's1', labelSelector: { a: 'b' } }], [
+      { id: 'c1', metadata: { name: 'app', attempt: 2 }, labels: { a: 'b' }, annotations: {}, cpu: { timestamp: T0, usageCoreNanoSeconds: 12_345_678_901 }, memory: { timestamp: T0, workingSetBytes: 0, usageBytes: 4096, rssBytes: 1024, pageFaults: 7, majorPageFaults: 1 }, writableLayer: { mountpoint: '/rootfs', usedBytes: 8192, inodesUsed: 3 } },
+      { id: 'c2', metadata: { name: 'side', attempt: 0 }, labels: {}, annotations: { z: 'w' } },
+    ]],
+  ],
+  listPodSandboxStats: [
+    [[{ id: 's1' }], [{
+      id: 's1', metadata: { name: 'web', uid: 'u1', namespace: 'ns', attempt: 0 }, labels: {}, annotations: {},
+      cpu: { timestamp: T0, usageCoreNanoSeconds: 5, usageNanoCores: 6 }, memory: { timestamp: T0, workingSetBytes: 1 },
+      network: { timestamp: T0, defaultInterface: { name: 'eth0', rxBytes: 1, rxErrors: 0, txBytes: 2, txErrors: 0 }, interfaces: [{ name: 'eth1', rxBytes: 3 }] },
+      processCount: 4,
+      containers: [{ id: 'c1', metadata: { name: 'app', attempt: 0 }, labels: {}, annotations: {} }],
+    }]],
+  ],
 };
 
 function containerStatusAsContainer() {
