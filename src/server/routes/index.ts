@@ -14,7 +14,8 @@ import { isRoot, notFound, sendJson, sendText } from './respond.js';
 
 export interface BasicRouteDeps {
   status: Pick<StatusStore, 'all'>;
-  runtime: RuntimeService;
+  /** undefined when the agent manages no pods (it then never connects to a runtime): /runningpods/ is an empty list. */
+  runtime: RuntimeService | undefined;
   liveness: LivenessRegistry;
   /**
    * The /configz document: the kubelet's `{"kubeletconfig": ...}` as
@@ -52,7 +53,8 @@ export function basicRoutes(d: BasicRouteDeps): Route[] {
       methods: ['GET'],
       handle: async ({ url, res, signal }) => {
         if (!isRoot(url.pathname, '/runningpods')) return notFound(res);
-        const [sandboxes, containers] = await Promise.all([d.runtime.listPodSandbox(undefined, signal), d.runtime.listContainers(undefined, signal)]);
+        const rt = d.runtime;
+        const [sandboxes, containers] = rt === undefined ? [[], []] : await Promise.all([rt.listPodSandbox(undefined, signal), rt.listContainers(undefined, signal)]);
         sendJson(res, 200, runningPodList(sandboxes, containers));
       },
     },

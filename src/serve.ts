@@ -1,0 +1,101 @@
+// The node's HTTP surface, wired: the read-only port (10255) and the main
+// port (10250) with their routes, authentication and authorization, and the
+// stats provider the stats routes read. A wiring file of the composition root
+// (agent.ts calls it): every part is built by its own folder's factory.
+import { hostname } from 'node:os';
+import { isIP } from 'node:net';
+import { configzDocument } from './config/print.js';
+import type { ResolvedConfig } from './config/resolve.js';
+import type { RuntimeService } from './cri/types.js';
+import type { Component, LivenessRegistry } from './lifecycle/index.js';
+import type { AgentLogger } from './log/index.js';
+import { httpObserver, metricsRoutes, type AgentMetrics } from './metrics/index.js';
+import { authorizeRequest, createAuthenticator, createAuthorizer, type AccessReviewer, type TokenReviewer } from './server/auth/index.js';
+import { createNodeServer } from './server/http/index.js';
+import { logRoutes } from './server/logs/index.js';
+import { basicRoutes } from './server/routes/index.js';
+import { streamingRoutes } from './server/streaming/index.js';
+import { loadAgentServingMaterial, mainTlsOptions } from './server/tls/index.js';
+import type { Route } from './server/types.js';
+import { createStatsProvider, statsRoutes } from './stats/index.js';
+import type { StatusStore } from './status/index.js';
+
+export interface NodeServersInput {
+  readonly resolved: ResolvedConfig;
+  readonly log: AgentLogger;
+  readonly liveness: LivenessRegistry;
+  readonly metrics: AgentMetrics;
+  readonly node: { readonly name: string; readonly ip: string };
+  /** The pod wing's state; undefined when the agent manages no pods (no runtime connection). */
+  readonly pods: { readonly runtime: RuntimeService; readonly status: StatusStore; readonly podLogsDir: string } | undefined;
+  /** The API server's review calls (API-server mode); undefined standalone. */
+  readonly reviews: { readonly tokenReview: TokenReviewer; readonly accessReview: AccessReviewer } | undefined;
+}
+
+const NO_PODS: Pick<StatusStore, 'all'> = { all: () => [] };
+
+/** The components serving 10255 and 10250 (and the stats provider), in start order. */
+export async function wireNodeServers(i: NodeServersInput): Promise<Component[]> {
+  const { config: cfg, flags } = i.resolved;
+  const log = i.log.child({ component: 'server' });
+  const components: Component[] = [];
+  const routes: Route[] = [...metricsRoutes(i.metrics)];
+  if (i.pods) {
+    const { runtime, status, podLogsDir } = i.pods;
+    const stats = createStatsProvider({ runtime, status, rootDir: flags.rootDirectory, nodeName: i.node.name, log: i.log.child({ component: 'stats' }) });
+    components.push(stats);
+    routes.push(
+      ...basicRoutes({ status, runtime, liveness: i.liveness, configz: () => configzDocument(cfg, i.resolved.provenance), nodeName: i.node.name, log }),
+      ...statsRoutes(stats),
+      ...logRoutes({ status, runtime, podLogsDir, nodeLogDir: '/var/log', log: i.log.child({ component: 'server-logs' }) }),
+      ...streamingRoutes({ status, runtime, streamingIdleTimeoutMs: cfg.streamingConnectionIdleTimeout, log: i.log.child({ component: 'streaming' }) }),
+    );
+  } else {
+    routes.push(...basicRoutes({ status: NO_PODS, runtime: undefined, liveness: i.liveness, configz: () => configzDocument(cfg, i.resolved.provenance), nodeName: i.node.name, log }));
+  }
+  const observer = httpObserver(i.metrics);
+  components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, log }));
+  if (!cfg.enableServer) return components;
+
+  const material = await loadAgentServingMaterial({
+    certDir: flags.certDirectory,
+    tlsCertFile: cfg.tlsCertFile,
+    tlsPrivateKeyFile: cfg.tlsPrivateKeyFile,
+    hostnames: [...new Set([i.node.name, hostname(), 'localhost'])],
+    addresses: [...new Set([i.node.ip, '127.0.0.1', '::1', ...(isIP(cfg.address) !== 0 && cfg.address !== '0.0.0.0' && cfg.address !== '::' ? [cfg.address] : [])])],
+    log,
+  });
+  const tls = await mainTlsOptions({ material, clientCAFile: cfg.authentication.x509.clientCAFile, tlsMinVersion: cfg.tlsMinVersion, tlsCipherSuites: cfg.tlsCipherSuites });
+  for (const w of tls.warnings) log.warn(w);
+  // Standalone, the review APIs are out of reach: tokens are then refused and a Webhook authorizer denies, with a warning now.
+  if (i.reviews === undefined && cfg.authentication.webhook.enabled) log.warn('--authentication-token-webhook needs an API server (--platformconfig): bearer tokens are refused on the main port');
+  if (i.reviews === undefined && cfg.authorization.mode === 'Webhook') log.warn('--authorization-mode=Webhook needs an API server (--platformconfig): every authenticated request to the main port is denied');
+  const authenticator = createAuthenticator({
+    anonymous: cfg.authentication.anonymous.enabled,
+    clientCA: cfg.authentication.x509.clientCAFile !== '',
+    tokenReview: cfg.authentication.webhook.enabled ? i.reviews?.tokenReview : undefined,
+    cacheTtlMs: cfg.authentication.webhook.cacheTTL,
+    log,
+  });
+  const authorizer = createAuthorizer({
+    mode: cfg.authorization.mode,
+    accessReview: i.reviews?.accessReview,
+    authorizedTtlMs: cfg.authorization.webhook.cacheAuthorizedTTL,
+    unauthorizedTtlMs: cfg.authorization.webhook.cacheUnauthorizedTTL,
+    log,
+  });
+  components.push(
+    createNodeServer({
+      server: 'main',
+      address: cfg.address,
+      port: cfg.port,
+      tls: tls.options,
+      routes,
+      auth: { authenticator, authorize: (r, signal) => authorizeRequest(authorizer, { ...r, nodeName: i.node.name }, signal) },
+      enableDebuggingHandlers: cfg.enableDebuggingHandlers,
+      observer,
+      log,
+    }),
+  );
+  return components;
+}
