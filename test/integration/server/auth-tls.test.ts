@@ -22,9 +22,9 @@ function makeCa(cn: string): Ca {
   const subject = { commonName: cn };
   return { subject, keys, pem: issueCertificate({ subject, publicKey: keys.publicKey, selfKey: keys.privateKey, notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + DAY), isCA: true }) };
 }
-function clientCert(ca: Ca, cn: string, orgs: string[]): { cert: string; key: string } {
+function clientCert(ca: Ca, cn: string, orgs: string[], usage: 'client' | 'server' = 'client'): { cert: string; key: string } {
   const k = generateKeyPair();
-  const cert = issueCertificate({ subject: { commonName: cn, organizations: orgs }, publicKey: k.publicKey, issuer: { subject: ca.subject, ...ca.keys }, notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + DAY), isCA: false, usage: 'client' });
+  const cert = issueCertificate({ subject: { commonName: cn, organizations: orgs }, publicKey: k.publicKey, issuer: { subject: ca.subject, ...ca.keys }, notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + DAY), isCA: false, usage });
   return { cert, key: privateKeyPem(k.privateKey) };
 }
 
@@ -85,6 +85,11 @@ describe('main port authentication over TLS', () => {
 
   it.each([true, false])('a certificate of another CA: 401 (anonymous %s)', async (anonymous) => {
     const a = await get(anonymous, clientCert(otherCa, 'mallory', ['system:masters']));
+    expect(a.status).toBe(401);
+  });
+
+  it('a certificate of the client CA not meant for client authentication: 401, as upstream', async () => {
+    const a = await get(true, clientCert(clusterCa, 'svc', ['system:masters'], 'server'));
     expect(a.status).toBe(401);
   });
 
