@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import { ANONYMOUS, type AuthnRequest, type AuthnResult, type Authenticator, type UserInfo } from '../types.js';
 import type { AuthLog } from './log.js';
+import { Coalescer } from './coalesce.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** Asks the token-review API about a token. May reject (API down): that answer is not cached. */
@@ -61,11 +62,16 @@ type Review = { authenticated: true; user: UserInfo } | { authenticated: false; 
 
 export function createAuthenticator(o: AuthenticatorOptions): Authenticator {
   const cache = new TtlCache<Review>(TOKEN_CACHE_ENTRIES, o.now ?? Date.now);
+  const inflight = new Coalescer<Review | { failed: string }>();
 
-  async function review(token: string, signal: AbortSignal): Promise<Review | { failed: string }> {
+  function review(token: string, signal: AbortSignal): Promise<Review | { failed: string }> {
     const key = createHash('sha256').update(token).digest('base64');
     const hit = cache.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return Promise.resolve(hit);
+    return inflight.run(key, signal, (s) => ask(key, token, s));
+  }
+
+  async function ask(key: string, token: string, signal: AbortSignal): Promise<Review | { failed: string }> {
     let answer: Awaited<ReturnType<TokenReviewer>>;
     try {
       answer = await o.tokenReview!(token, signal);

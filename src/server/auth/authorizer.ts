@@ -6,6 +6,7 @@
 import type { AuthzDecision, Authorizer, RequestAttributes, UserInfo } from '../types.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
 import type { AuthLog } from './log.js';
+import { Coalescer } from './coalesce.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** Asks the access-review API. May reject (API down): the request is denied, nothing cached. */
@@ -35,23 +36,28 @@ export function createAuthorizer(o: AuthorizerOptions): Authorizer {
   const review = o.accessReview;
   if (review === undefined) throw new TypeError('createAuthorizer: mode Webhook needs accessReview (the API client)');
   const cache = new TtlCache<AuthzDecision>(DECISION_CACHE_ENTRIES, o.now ?? Date.now);
+  const inflight = new Coalescer<AuthzDecision>();
   return {
-    async authorize(attrs, signal) {
+    authorize(attrs, signal) {
       const key = attributesKey(attrs);
       const hit = cache.get(key);
-      if (hit !== undefined) return hit;
-      let answer: { allowed: boolean; reason: string };
-      try {
-        answer = await review(attrs, signal);
-      } catch (e) {
-        o.log.v(2)?.info('Access review failed', { user: attrs.user.name, verb: attrs.verb, subresource: attrs.subresource, err: (e as Error).message });
-        return { allowed: false, reason: `access review failed: ${(e as Error).message}` };
-      }
-      const d: AuthzDecision = answer.allowed ? { allowed: true } : { allowed: false, reason: answer.reason };
-      cache.set(key, d, answer.allowed ? o.authorizedTtlMs : o.unauthorizedTtlMs);
-      return d;
+      if (hit !== undefined) return Promise.resolve(hit);
+      return inflight.run(key, signal, (s) => ask(key, attrs, s, review));
     },
   };
+
+  async function ask(key: string, attrs: RequestAttributes, signal: AbortSignal, call: AccessReviewer): Promise<AuthzDecision> {
+    let answer: { allowed: boolean; reason: string };
+    try {
+      answer = await call(attrs, signal);
+    } catch (e) {
+      o.log.v(2)?.info('Access review failed', { user: attrs.user.name, verb: attrs.verb, subresource: attrs.subresource, err: (e as Error).message });
+      return { allowed: false, reason: `access review failed: ${(e as Error).message}` };
+    }
+    const d: AuthzDecision = answer.allowed ? { allowed: true } : { allowed: false, reason: answer.reason };
+    cache.set(key, d, answer.allowed ? o.authorizedTtlMs : o.unauthorizedTtlMs);
+    return d;
+  }
 }
 
 /**
