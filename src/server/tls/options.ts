@@ -27,7 +27,12 @@ export function tlsVersionAndCiphers(s: TlsSettings): { options: Pick<TlsOptions
     throw new AgentError('ESTARTUP', `${versionBad ? '--tls-min-version' : '--tls-cipher-suites'}: ${problems.join('; ')}`, { flag: versionBad ? '--tls-min-version' : '--tls-cipher-suites' });
   }
   let minVersion = toNodeTlsVersion(s.minVersion);
-  if (s.cipherSuites.length === 0) return { options: { minVersion }, warnings };
+  // OpenSSL 3 refuses TLS 1.0 and 1.1 below security level 0; Go serves them when asked, so lower it only then.
+  const legacy = minVersion === 'TLSv1' || minVersion === 'TLSv1.1';
+  if (legacy) warnings.push(`--tls-min-version ${s.minVersion} lowers OpenSSL's security level to 0 so that TLS 1.0/1.1 clients can connect`);
+  if (s.cipherSuites.length === 0) {
+    return { options: legacy ? { minVersion, ciphers: `${process.getBuiltinModule('node:tls').DEFAULT_CIPHERS}:@SECLEVEL=0` } : { minVersion }, warnings };
+  }
   const tls12 = toOpenSslCiphers(s.cipherSuites)
     .split(':')
     .filter((c) => c !== '' && !c.startsWith('TLS_'));
@@ -36,7 +41,7 @@ export function tlsVersionAndCiphers(s: TlsSettings): { options: Pick<TlsOptions
     warnings.push('--tls-cipher-suites names no TLS 1.2 suite this runtime offers: only TLS 1.3 is served');
     minVersion = 'TLSv1.3';
   }
-  return { options: { minVersion, ciphers: [...TLS13_SUITES, ...tls12].join(':') }, warnings };
+  return { options: { minVersion, ciphers: [...TLS13_SUITES, ...tls12, ...(legacy ? ['@SECLEVEL=0'] : [])].join(':') }, warnings };
 }
 
 /** The certificates of a PEM bundle, each checked to parse; the message names the flag and file. */

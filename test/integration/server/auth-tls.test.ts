@@ -110,3 +110,30 @@ describe('main port authentication over TLS', () => {
     expect((err as Error).message).toMatch(/protocol version|alert/i);
   });
 });
+
+describe('--tls-min-version VersionTLS11', () => {
+  it('a TLS 1.1 client connects, as Go serves it when asked', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'auth-tls11-'));
+    const material = await loadAgentServingMaterial({ certDir: dir, tlsCertFile: '', tlsPrivateKeyFile: '', hostnames: ['localhost'], addresses: ['127.0.0.1'], log: testLogger() });
+    const ca = material.cert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)![1]!;
+    const { options } = await mainTlsOptions({ material, clientCAFile: '', tlsMinVersion: 'VersionTLS11', tlsCipherSuites: [] });
+    const server = createServer(options, (_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const protocol = await new Promise<string>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/', ca, servername: 'localhost', agent: false, maxVersion: 'TLSv1.1', minVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }, (res) => {
+          const p = (res.socket as TLSSocket).getProtocol() ?? '';
+          res.resume();
+          res.on('end', () => resolve(p));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(protocol).toBe('TLSv1.1');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -16,6 +16,15 @@ describe('tlsVersionAndCiphers', () => {
     expect(options.ciphers).toBe(ciphers);
   });
 
+  it('TLS 1.0/1.1 as minimum: security level 0, with a warning', () => {
+    const { options, warnings } = tlsVersionAndCiphers({ minVersion: 'VersionTLS11', cipherSuites: [] });
+    expect(options.minVersion).toBe('TLSv1.1');
+    expect(options.ciphers).toMatch(/:@SECLEVEL=0$/);
+    expect(warnings.join('\n')).toMatch(/security level/);
+    const withSuites = tlsVersionAndCiphers({ minVersion: 'VersionTLS10', cipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA'] });
+    expect(withSuites.options.ciphers).toBe('TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-RSA-AES128-SHA:@SECLEVEL=0');
+  });
+
   it('an unknown suite is a start-up error naming it and the flag', () => {
     expect(() => tlsVersionAndCiphers({ minVersion: '', cipherSuites: ['TLS_NOPE'] })).toThrow(/--tls-cipher-suites: cipher suite "TLS_NOPE"/);
   });
