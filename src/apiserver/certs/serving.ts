@@ -4,11 +4,14 @@
 // Called once by the composition root before the server listens; does file
 // I/O; idempotent (a second call reuses what the first wrote).
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../../errors.js';
+import { uncoveredHosts, writeAtomic } from '../../pki/files.js';
 import { generateKeyPair, issueCertificate, keyPairFromPem, privateKeyPem } from '../../pki/x509.js';
+
+export { writeAtomic };
 
 export const CA_CERT_FILE = 'apiserver-ca.crt';
 export const CA_KEY_FILE = 'apiserver-ca.key';
@@ -76,7 +79,7 @@ export function regenerateReason(files: ExistingFiles, hosts: readonly string[],
     if (new Date(c.validFrom).getTime() > now.getTime()) return `${c === ca ? 'CA' : 'serving'} certificate is not valid yet`;
     if (new Date(c.validTo).getTime() - RENEW_BEFORE_MS <= now.getTime()) return `${c === ca ? 'CA' : 'serving'} certificate expired or expires within a day (${c.validTo})`;
   }
-  const uncovered = hosts.filter((h) => (h.includes(':') || /^\d+\.\d+\.\d+\.\d+$/.test(h) ? cert.checkIP(h) : cert.checkHost(h, { subject: 'never' })) === undefined);
+  const uncovered = uncoveredHosts(cert, hosts);
   if (uncovered.length > 0) return `serving certificate does not cover ${uncovered.join(', ')}`;
   return undefined;
 }
@@ -87,13 +90,6 @@ async function readOptional(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** Writes `text` to `path` with `mode` through a temporary file and a rename, so a reader never sees half a file. */
-export async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, text, { mode });
-  await rename(tmp, path);
 }
 
 function generate(hosts: readonly string[], now: Date): Required<ExistingFiles> {

@@ -16,6 +16,9 @@ export const RESOURCES = {
   leases: { group: 'coordination.platform.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true },
   certificateSigningRequests: { group: 'certificates.platform.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', namespaced: false },
   clusterTrustBundles: { group: 'certificates.platform.io', version: 'v1alpha1', resource: 'clustertrustbundles', kind: 'ClusterTrustBundle', namespaced: false },
+  // The node server's webhooks (issue 18): create-only review types.
+  tokenReviews: { group: 'authentication.platform.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false },
+  subjectAccessReviews: { group: 'authorization.platform.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false },
 } as const satisfies Record<string, ResourceType>;
 
 /** `v1`, `coordination.platform.io/v1`: what `apiVersion` says for the type. */
