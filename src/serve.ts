@@ -67,19 +67,17 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
   });
   const tls = await mainTlsOptions({ material, clientCAFile: cfg.authentication.x509.clientCAFile, tlsMinVersion: cfg.tlsMinVersion, tlsCipherSuites: cfg.tlsCipherSuites });
   for (const w of tls.warnings) log.warn(w);
-  // Standalone, the review APIs are out of reach: tokens are then refused and a Webhook authorizer denies, with a warning now.
-  if (i.reviews === undefined && cfg.authentication.webhook.enabled) log.warn('--authentication-token-webhook needs an API server (--platformconfig): bearer tokens are refused on the main port');
-  if (i.reviews === undefined && cfg.authorization.mode === 'Webhook') log.warn('--authorization-mode=Webhook needs an API server (--platformconfig): every authenticated request to the main port is denied');
+  const reviews = i.reviews ?? standaloneReviews(cfg.authentication.webhook.enabled, cfg.authorization.mode === 'Webhook', log);
   const authenticator = createAuthenticator({
     anonymous: cfg.authentication.anonymous.enabled,
     clientCA: cfg.authentication.x509.clientCAFile !== '',
-    tokenReview: cfg.authentication.webhook.enabled ? i.reviews?.tokenReview : undefined,
+    tokenReview: cfg.authentication.webhook.enabled ? reviews.tokenReview : undefined,
     cacheTtlMs: cfg.authentication.webhook.cacheTTL,
     log,
   });
   const authorizer = createAuthorizer({
     mode: cfg.authorization.mode,
-    accessReview: i.reviews?.accessReview,
+    accessReview: reviews.accessReview,
     authorizedTtlMs: cfg.authorization.webhook.cacheAuthorizedTTL,
     unauthorizedTtlMs: cfg.authorization.webhook.cacheUnauthorizedTTL,
     log,
@@ -98,4 +96,21 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
     }),
   );
   return components;
+}
+
+const NO_API_SERVER = 'no API server to ask (standalone: no --platformconfig)';
+
+/**
+ * Standalone, the review APIs are out of reach. The kubelet refuses to start
+ * then; the agent keeps serving what needs no review (client certificates,
+ * anonymous, AlwaysAllow): bearer tokens are refused and a Webhook authorizer
+ * denies, each said once at start.
+ */
+function standaloneReviews(tokenWebhook: boolean, webhookAuthz: boolean, log: Pick<AgentLogger, 'warn'>): { tokenReview: TokenReviewer; accessReview: AccessReviewer } {
+  if (tokenWebhook) log.warn(`--authentication-token-webhook: ${NO_API_SERVER}; bearer tokens are refused on the main port`);
+  if (webhookAuthz) log.warn(`--authorization-mode=Webhook: ${NO_API_SERVER}; every request to the main port is denied`);
+  return {
+    tokenReview: async () => ({ authenticated: false, error: NO_API_SERVER }),
+    accessReview: async () => ({ allowed: false, reason: NO_API_SERVER }),
+  };
 }
