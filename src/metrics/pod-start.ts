@@ -84,16 +84,18 @@ export class PodStartTracker {
 function finish(e: Entry): PodStartRecord | undefined {
   const m = e.marks;
   if (m.seen === undefined || m.sandbox === undefined || m.running === undefined) return undefined;
+  // Differences in ms, divided once: seconds stay as exact as the marks.
   const steps: Record<string, number> = {};
   let prev = m.seen;
+  let pullingMs = 0;
   for (const phase of POD_START_PHASES.slice(1)) {
     const at = m[phase];
     if (at === undefined) continue;
-    const step = PHASE_STEPS[phase as Exclude<PodStartPhase, 'seen'>];
-    steps[step] = Math.max(0, at - prev) / 1000;
+    const ms = Math.max(0, at - prev);
+    if (phase === 'images') pullingMs = ms;
+    steps[PHASE_STEPS[phase as Exclude<PodStartPhase, 'seen'>]] = ms / 1000;
     prev = Math.max(prev, at);
   }
-  const totalSeconds = Math.max(0, m.running - m.seen) / 1000;
-  const pulling = steps['images'] ?? 0;
-  return { pod: e.pod, totalSeconds, sliSeconds: Math.max(0, totalSeconds - pulling), steps };
+  const totalMs = Math.max(0, m.running - m.seen);
+  return { pod: e.pod, totalSeconds: totalMs / 1000, sliSeconds: Math.max(0, totalMs - pullingMs) / 1000, steps };
 }

@@ -13,6 +13,9 @@ import { PodStartTracker, type PodRef, type PodStartPhase } from './pod-start.js
 
 export const PREFIX = 'agent_';
 
+/** prom-client default collectors whose gauges end in _total. */
+const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** The kubelet's container_type label of started_containers_*. */
 export type ContainerType = 'container' | 'init_container' | 'ephemeral_container';
 
@@ -74,7 +77,12 @@ const secs = (s: number): number | undefined => (Number.isFinite(s) && s >= 0 ? 
 export function createAgentMetrics(opts: AgentMetricsOptions = {}): AgentMetrics {
   const registry = new Registry();
   const probesRegistry = new Registry();
-  if (opts.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (opts.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named like counters: promtool's lint (and Prometheus' naming rules) reject
+    // them; the per-type nodejs_active_handles / _requests / _resources say the same.
+    for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
+  }
 
   const podStart = histogram(registry, 'pod_start_duration_seconds', 'Duration in seconds from the agent seeing a pod for the first time to the pod starting to run', POD_START_BUCKETS);
   const podStartSli = histogram(registry, 'pod_start_sli_duration_seconds', 'Duration in seconds to start a pod, excluding time to pull images', POD_START_BUCKETS);
