@@ -56,8 +56,8 @@ export interface AgentMetrics {
 }
 
 export interface AgentMetricsOptions {
-  /** The per-pod start line goes here (component `metrics` of the caller's choosing); none: no line. */
-  log?: AgentLogger;
+  /** The per-pod start line goes here (a child logger of the caller's choosing); none: no line. */
+  log?: Pick<AgentLogger, 'info'>;
   /** prom-client's default process and Node.js collectors; on by default. */
   processMetrics?: boolean;
 }
