@@ -4,7 +4,7 @@
 // PLEG, the pod manager, the image manager and the HTTP core.
 export { createAgentMetrics, countRunning, PREFIX, type AgentMetrics, type AgentMetricsOptions, type ContainerType, type PodWorkerOperation, type ProbeCountSource } from './registry.js';
 export { instrumentRuntime, operationType } from './runtime.js';
-export { httpObserver, methodClass, pathClass } from './http.js';
+export { httpObserver, isLongRunning, methodClass, pathClass } from './http.js';
 export { metricsRoutes } from './routes.js';
 export { PodStartTracker, POD_START_PHASES, type PodRef, type PodStartPhase, type PodStartRecord } from './pod-start.js';
 export { imageSizeClass } from './buckets.js';

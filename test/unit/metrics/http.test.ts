@@ -1,16 +1,25 @@
 import { describe, expect, test } from 'vitest';
-import { createAgentMetrics, httpObserver, methodClass, pathClass } from '../../../src/metrics/index.js';
+import { createAgentMetrics, httpObserver, isLongRunning, methodClass, pathClass } from '../../../src/metrics/index.js';
 
 describe('http labels', () => {
   test.each([
     ['/pods', 'pods'],
     ['/stats/', 'stats'],
     ['/containerLogs/', 'containerLogs'],
-    ['/metrics/probes', 'metrics'],
+    ['/metrics/probes', 'metrics/probes'],
+    ['/metrics/cadvisor', 'metrics/cadvisor'],
+    ['/metrics', 'metrics'],
     ['/healthz', 'healthz'],
     ['other', 'other'],
     ['/', ''],
   ])('path %s → %s', (p, want) => expect(pathClass(p)).toBe(want));
+  test.each([
+    ['exec', '', true],
+    ['portForward', '', true],
+    ['attach', 'websocket', true],
+    ['containerLogs', '', false],
+    ['pods', '', false],
+  ])('long running: %s upgrade=%j → %s', (p, up, want) => expect(isLongRunning(p, up)).toBe(want));
   test.each([
     ['GET', 'GET'],
     ['get', 'GET'],
