@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs, when missing, the Debian packages the private container runtime
 # needs (containerd, runc, CNI plugins, busybox-static, docker-registry, skopeo,
-# htpasswd, gcc + libc6-dev), and etcd (etcd-server, etcd-client) for the API
-# server's etcd storage tests. Idempotent, quiet, non-interactive; needs root only when
+# htpasswd, gcc + libc6-dev), etcd (etcd-server, etcd-client) for the API
+# server's etcd storage tests, and promtool (package prometheus) for the
+# metrics tests. Idempotent, quiet, non-interactive; needs root only when
 # something is actually missing.
 #
-# Packaged services (containerd, docker-registry, etcd) must not start: a
+# Packaged services (containerd, docker-registry, etcd, prometheus) must not start: a
 # policy-rc.d returning 101 is in place during the install (an existing one
 # is kept and restored), and any packaged service found running afterwards is
 # stopped and disabled -- we run private instances.
@@ -27,10 +28,11 @@ declare -A probe=(
   [libc6-dev]=/usr/include/stdio.h
   [etcd-server]=/usr/bin/etcd
   [etcd-client]=/usr/bin/etcdctl
+  [prometheus]=/usr/bin/promtool
 )
 
 missing=()
-for pkg in containerd runc containernetworking-plugins busybox-static docker-registry skopeo apache2-utils gcc libc6-dev etcd-server etcd-client; do
+for pkg in containerd runc containernetworking-plugins busybox-static docker-registry skopeo apache2-utils gcc libc6-dev etcd-server etcd-client prometheus; do
   [ -e "${probe[$pkg]}" ] || missing+=("$pkg")
 done
 # busybox-static and the dynamic busybox package both ship /bin/busybox: the
@@ -74,7 +76,7 @@ apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends \
 # A service of a package installed just now that started anyway (a systemd
 # that ignores policy-rc.d): stop and disable it -- by unit name, and only for
 # packages this run installed (a system containerd someone uses stays as it is).
-for svc in containerd docker-registry etcd; do
+for svc in containerd docker-registry etcd prometheus; do
   pkg=$svc
   [ "$svc" = etcd ] && pkg=etcd-server
   [[ " ${missing[*]} " == *" $pkg "* ]] || continue

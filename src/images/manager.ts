@@ -52,6 +52,13 @@ export interface ImageManagerOptions {
   log: AgentLogger;
   /** Monotonic ms; performance.now() by default. */
   now?: () => number;
+  /** Pull timing (src/metrics' AgentMetrics fits); absent: no metrics and no size lookup. Synchronous, must not throw. */
+  metrics?: ImageMetricsSink;
+}
+
+/** The kubelet's image_pull_duration_seconds: a successful pull's seconds and the image's size when the runtime says it. */
+export interface ImageMetricsSink {
+  imagePull(seconds: number, sizeBytes: number | undefined): void;
 }
 
 /** `busybox` → `busybox:latest`: the runtime resolves names, but an untagged name means :latest. */
@@ -162,6 +169,16 @@ export class ImageManager {
     this.present.set(ref, { imageRef, user, at: this.now() });
   }
 
+  /** The pulled image's size for the pull metric's size class, as the kubelet asks after a pull; undefined when the runtime cannot say. */
+  private async sizeOf(imageRef: string, signal: AbortSignal): Promise<number | undefined> {
+    try {
+      const size = (await this.opts.images.imageStatus(imageRef, signal))?.size;
+      return size === undefined ? undefined : Number(size);
+    } catch {
+      return undefined;
+    }
+  }
+
   private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {
     if (this.bucket && !this.bucket.tryTake()) throw new Error('pull QPS exceeded');
     const auths = await this.opts.credentials(ref);
@@ -170,7 +187,9 @@ export class ImageManager {
     for (const auth of auths.length > 0 ? auths : [undefined]) {
       try {
         const id = await this.opts.images.pullImage(ref, auth, sandbox, signal);
-        this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs: Date.now() - started, withCredentials: auth !== undefined });
+        const durationMs = Date.now() - started;
+        this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs, withCredentials: auth !== undefined });
+        if (this.opts.metrics) this.opts.metrics.imagePull(durationMs / 1000, await this.sizeOf(id, signal));
         return id;
       } catch (e) {
         if (signal.aborted) throw e;

@@ -1,6 +1,7 @@
 // Entry point of the agent's logging. Creating a Logging is cheap and loads no
 // pino in the default text format, so the `--version` path stays fast.
 
+import { preciseNowMs } from './clock.js';
 import type { Logger as PinoLogger } from 'pino';
 import { Logger, type Core } from './logger.js';
 import { createBasePino } from './pino-bridge.js';
@@ -50,7 +51,8 @@ export function createLogging(opts: LoggingOptions): Logging {
     // vmodule is a text-format feature in component-base; json ignores it.
     verbosityFor: verbosityResolver(opts.verbosity, format === 'text' ? opts.vmodule : []),
     basePino: () => {
-      base ??= createBasePino({ format, pid, nowMs, sink });
+      // JSON's `ts` has a sub-millisecond fraction (component-base's); an injected clock is used as given.
+      base ??= createBasePino({ format, pid, nowMs: format === 'json' && now === undefined ? preciseNowMs : nowMs, sink });
       return base;
     },
   };

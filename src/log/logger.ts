@@ -3,6 +3,8 @@
 // pino's JSON path), or pino for JSON.
 
 import type { Logger as PinoLogger } from 'pino';
+import { callerOf } from './caller.js';
+import { withCaller } from './pino-bridge.js';
 import type { Sink } from './sink.js';
 import { formatTextLine, type Severity } from './text.js';
 import type { AgentLogger, ChildBindings, LogFields, VerboseLogger } from './types.js';
@@ -102,8 +104,11 @@ export class Logger implements AgentLogger {
       return;
     }
     const obj = jsonRecord(sev, level, msg, fields);
-    if (sev === 'I') this.pino.info(obj);
-    else if (sev === 'W') this.pino.warn(obj);
-    else this.pino.error(obj);
+    const pino = this.pino;
+    withCaller(callerOf(Logger.prototype.emit), () => {
+      if (sev === 'I') pino.info(obj);
+      else if (sev === 'W') pino.warn(obj);
+      else pino.error(obj);
+    });
   }
 }

@@ -77,6 +77,30 @@ export function expandErr(obj: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
+/**
+ * The `caller` of the record being written: set by the AgentLogger right
+ * before its (synchronous) pino call and read by the timestamp hook of that
+ * same call, so it lands right after `ts` as in component-base. Records
+ * written through `AgentLogger.pino` directly carry none.
+ */
+let pendingCaller: string | undefined;
+
+/** Writes `write()`'s record with `caller`; the caller is cleared whatever happens. */
+export function withCaller(caller: string | undefined, write: () => void): void {
+  pendingCaller = caller;
+  try {
+    write();
+  } finally {
+    pendingCaller = undefined;
+  }
+}
+
+function tsAndCaller(nowMs: () => number): string {
+  const caller = pendingCaller;
+  pendingCaller = undefined;
+  return caller === undefined ? `,"ts":${nowMs()}` : `,"ts":${nowMs()},"caller":${JSON.stringify(caller)}`;
+}
+
 interface BindingsSource {
   bindings(): Record<string, unknown>;
 }
@@ -136,8 +160,8 @@ export function createBasePino(deps: BridgeDeps): PinoLogger {
       base: null,
       messageKey: 'msg',
       errorKey: 'err',
-      // component-base writes `ts` as float milliseconds since the epoch.
-      timestamp: () => `,"ts":${deps.nowMs()}`,
+      // component-base writes `ts` as float milliseconds since the epoch, then `caller`.
+      timestamp: () => tsAndCaller(deps.nowMs),
       formatters: {
         // component-base has no level key; pino still emits the opening brace
         // from this object, which leaves `{,` for streamWrite to repair.

@@ -24,6 +24,15 @@ export interface PlegOptions {
   onRelist: (changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>, startedAt: number) => void;
   periodMs?: number;
   now?: () => number;
+  /** Relist timing and the runtime state seen (src/metrics' AgentMetrics fits); called synchronously, must not throw. */
+  metrics?: PlegMetricsSink;
+}
+
+/** What the PLEG reports to the metrics: the kubelet's pleg_relist_* histograms, running_pods and running_containers. */
+export interface PlegMetricsSink {
+  /** Seconds the relist took, and seconds since the previous relist began (undefined for the first). */
+  plegRelist(seconds: number, intervalSeconds: number | undefined): void;
+  runtimeState(snapshot: ReadonlyMap<string, ObservedPod>): void;
 }
 
 export interface Pleg extends Component {
@@ -41,9 +50,13 @@ export function createPleg(opts: PlegOptions): Pleg {
   let previousSnapshot: ReadonlyMap<string, ObservedPod> | undefined;
   const cache = newStatusCache();
   let lastError: string | undefined;
+  /** performance.now() when the previous relist began (pleg_relist_interval_seconds). */
+  let previousStart: number | undefined;
 
   async function relist(signal: AbortSignal): Promise<void> {
     const startedAt = performance.now();
+    const interval = previousStart === undefined ? undefined : (startedAt - previousStart) / 1000;
+    previousStart = startedAt;
     const snapshot = await observeAll(opts.runtime, cache, signal);
     const changed = new Set<string>();
     // observeAll hands back the same pod objects (and map) while nothing changed: only new objects need a signature.
@@ -60,6 +73,9 @@ export function createPleg(opts: PlegOptions): Pleg {
       previousSnapshot = snapshot;
     }
     lastOk = now();
+    // As the kubelet: only a relist that worked is timed.
+    opts.metrics?.plegRelist((performance.now() - startedAt) / 1000, interval);
+    opts.metrics?.runtimeState(snapshot);
     opts.onRelist(changed, snapshot, startedAt);
   }
 

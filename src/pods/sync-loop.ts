@@ -18,6 +18,7 @@ import type { PodUpdate } from '../sources/merger.js';
 import { publishPodStatus } from '../status/publish.js';
 import type { StatusStore } from '../status/store.js';
 import { isFinished } from './admission.js';
+import { podRefLabels } from './metrics-sink.js';
 import { PodCache } from './pod-cache.js';
 import { runSync, runTeardown, type WorkerDeps } from './pod-worker.js';
 import { desiredPods, handle, initialState, POD_ERROR_BACKOFF_MS, type Command, type SyncEvent, type WorkOutcome } from './sync-step.js';
@@ -98,9 +99,16 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     sync: opts.sync,
     cache,
     desired: (uid) => state.pods.get(uid)?.desired,
-    publish: (pod, observed, waiting) => publishPodStatus(opts.status, log, { pod, observed, waiting, runtimeName: opts.runtimeName(), hostIP: opts.sync.hostIP, now: now(), ...(opts.sync.probes ? { probes: opts.sync.probes } : {}), sidecars: opts.sync.sidecars === true }),
+    publish: (pod, observed, waiting) => {
+      publishPodStatus(opts.status, log, { pod, observed, waiting, runtimeName: opts.runtimeName(), hostIP: opts.sync.hostIP, now: now(), ...(opts.sync.probes ? { probes: opts.sync.probes } : {}), sidecars: opts.sync.sidecars === true });
+      // First reported Running ends the pod's start record (the kubelet observes pod_start_duration_seconds there too).
+      if (metrics && opts.status.get(pod.metadata.uid)?.status.phase === 'Running') metrics.podStartPhase(podRefLabels(pod), 'running');
+    },
     log,
   };
+  const metrics = opts.sync.metrics;
+  /** performance.now() when a source first declared each pod whose first worker has not started yet (pod_worker_start_duration_seconds). */
+  const firstSeen = new Map<string, number>();
 
   // A step that throws is a bug (an illegal worker transition): the loop's
   // state can no longer be trusted, so the component fails and the agent
@@ -129,8 +137,16 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     }
   }
 
-  function start(uid: string, work: (req: { uid: string; since: number; signal: AbortSignal }) => Promise<WorkOutcome>): void {
+  function start(uid: string, work: (req: { uid: string; since: number; signal: AbortSignal }) => Promise<WorkOutcome>, operation: 'sync' | 'kill'): void {
     const controller = new AbortController();
+    const startedAt = performance.now();
+    // A pod's first work is its create (the kubelet's operation_type), every later one a sync.
+    const op = operation === 'sync' && !endedAt.has(uid) ? 'create' : operation;
+    const seenAt = firstSeen.get(uid);
+    if (seenAt !== undefined) {
+      firstSeen.delete(uid);
+      metrics?.podWorkerStart((startedAt - seenAt) / 1000);
+    }
     // The agent stopping cancels every pod's work; the link goes with the work.
     const detach = onAbort(signal!, (reason) => controller.abort(reason));
     const done = work({ uid, since: endedAt.get(uid) ?? -Infinity, signal: controller.signal })
@@ -141,6 +157,7 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
       })
       .then((outcome) => {
         detach();
+        if (outcome.kind !== 'cancelled') metrics?.podWorker(op, (performance.now() - startedAt) / 1000);
         running.delete(uid);
         endedAt.set(uid, performance.now());
         post({ kind: 'done', uid, outcome });
@@ -150,10 +167,13 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
 
   function execute(c: Command): void {
     switch (c.kind) {
-      case 'sync':
-        return start(c.uid, (req) => runSync(worker, req));
+      case 'sync': {
+        const pod = state.pods.get(c.uid)?.desired;
+        if (metrics && pod) metrics.podStartPhase(podRefLabels(pod), 'admitted');
+        return start(c.uid, (req) => runSync(worker, req), 'sync');
+      }
       case 'teardown':
-        return start(c.uid, (req) => runTeardown(worker, req, c.why, c.gracePeriod));
+        return start(c.uid, (req) => runTeardown(worker, req, c.why, c.gracePeriod), 'kill');
       case 'cancel':
         return running.get(c.uid)?.controller.abort(new PodRemovedError(c.uid));
       case 'set-status':
@@ -168,6 +188,8 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
         // The cache forgets the pod too: declared again, its first sync reads the runtime itself.
         cache.forget(c.uid);
         endedAt.delete(c.uid);
+        firstSeen.delete(c.uid);
+        metrics?.podGone(c.uid);
         clearTimeout(retries.get(c.uid)?.timer);
         retries.delete(c.uid);
         return;
@@ -197,6 +219,21 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     retries.set(uid, { timer, at });
   }
 
+  /** A pod declared for the first time starts its start record; a removed one ends it. */
+  function noteSeen(updates: readonly PodUpdate[]): void {
+    const at = performance.now();
+    for (const u of updates) {
+      const uid = u.pod.metadata.uid;
+      if (u.op === 'REMOVE') {
+        firstSeen.delete(uid);
+        metrics?.podGone(uid);
+      } else if (u.op === 'ADD' && !state.pods.has(uid)) {
+        if (!firstSeen.has(uid)) firstSeen.set(uid, at);
+        metrics?.podStartPhase(podRefLabels(u.pod), 'seen', at);
+      }
+    }
+  }
+
   /** Pods whose published phase is Succeeded or Failed: admission does not count them. */
   function finished(): Set<string> {
     const out = new Set<string>();
@@ -223,7 +260,10 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
   });
 
   return Object.assign(component, {
-    applyUpdates: (updates: readonly PodUpdate[]) => post({ kind: 'source', updates, allSourcesSeen: opts.allSourcesSeen(), finished: finished() }),
+    applyUpdates: (updates: readonly PodUpdate[]) => {
+      if (metrics) noteSeen(updates);
+      post({ kind: 'source', updates, allSourcesSeen: opts.allSourcesSeen(), finished: finished() });
+    },
     onRelist: (changed: ReadonlySet<string>, snapshot: ReadonlyMap<string, ObservedPod>, startedAt: number) => {
       const waited = cache.update(snapshot, startedAt);
       post({ kind: 'relist', changed, present: snapshot, waited, allSourcesSeen: opts.allSourcesSeen() });

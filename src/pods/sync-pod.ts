@@ -15,6 +15,7 @@ import { containerHash, type ContainerType } from '../runtime-view/labels.js';
 import { latestByName, type ObservedContainer, type ObservedPod } from '../runtime-view/observed.js';
 import type { ProbeResultsView } from '../probes/view.js';
 import { sandboxConfig, type SandboxSettings } from './sandbox-config.js';
+import { podRefLabels, startErrorCode, type PodMetricsSink } from './metrics-sink.js';
 import type { VolumeManager } from '../volumes/index.js';
 import { needsImageUser, SecurityConfigError } from './container-security.js';
 import type { PodCgroups } from './pod-cgroup.js';
@@ -59,6 +60,8 @@ export interface SyncDeps {
   sidecars?: boolean;
   /** The pods' own cgroups (--pod-max-pids); absent: none. */
   podCgroups?: PodCgroups;
+  /** Pod start phases and container starts (src/metrics' AgentMetrics fits); absent: nothing recorded. */
+  metrics?: PodMetricsSink;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -229,6 +232,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
       sandbox.podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandbox.id, signal)).ip;
       log.info('Created pod sandbox', { sandbox: sandbox.id, attempt: actions.sandboxAttempt });
+      deps.metrics?.podStartPhase(podRefLabels(pod), 'sandbox');
     }
     if (pod.spec.hostNetwork) sandbox.podIP = deps.hostIP;
     await startContainers(sync, sandbox);
@@ -273,6 +277,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     result.waiting.set(spec.name, { reason: image.reason, message: image.message });
     return;
   }
+  deps.metrics?.podStartPhase(podRefLabels(pod), 'images');
   let id: string;
   try {
     // runAsNonRoot is checked against the image's user: asked for when the presence answer had none (after a pull).
@@ -296,11 +301,15 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     result.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
     return;
   }
+  const metricType = c.type === 'init' ? 'init_container' : 'container';
   try {
     await deps.runtime.startContainer(id, signal);
     log.info('Started container', { container: spec.name, containerID: id, restartCount: c.restartCount, imagePulled: image.pulled });
+    deps.metrics?.containerStart(metricType, undefined);
+    deps.metrics?.podStartPhase(podRefLabels(pod), 'containers');
   } catch (e) {
     if (signal.aborted) throw e;
+    deps.metrics?.containerStart(metricType, startErrorCode(e));
     result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
     return;
   }

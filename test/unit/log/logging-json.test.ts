@@ -37,6 +37,15 @@ function setup(json: LoggingOptions['json'] = { splitStream: false, infoBufferSi
   return { ...s, logging, log: logging.root };
 }
 
+/** This file's call sites as component-base's `caller` names them (zap's ShortCallerEncoder: dir/file:line). */
+const CALLER = /^log\/logging-json\.test\.ts:\d+$/;
+/** The line without its `caller` key, which must name this file: exact-line assertions stay independent of line numbers. */
+const noCaller = (chunk: string | undefined): string => {
+  const m = /,"caller":"([^"]*)"/.exec(chunk ?? '');
+  expect(m?.[1]).toMatch(CALLER);
+  return (chunk ?? '').replace(m![0], '');
+};
+
 const parse = (chunk: string | undefined): Record<string, unknown> => JSON.parse(chunk ?? 'null') as Record<string, unknown>;
 
 afterEach(() => {
@@ -47,7 +56,7 @@ describe('json records', () => {
   test('info: exact line with component-base keys', () => {
     const s = setup();
     s.log.info('hello', { n: 4, ok: true });
-    expect(s.on('stderr')).toEqual([`{"ts":${TS},"component":"agent","msg":"hello","v":0,"n":4,"ok":true}\n`]);
+    expect(s.on('stderr').map(noCaller)).toEqual([`{"ts":${TS},"component":"agent","msg":"hello","v":0,"n":4,"ok":true}\n`]);
   });
 
   test.each<[string, (l: AgentLogger) => void, Record<string, unknown>]>([
@@ -62,7 +71,7 @@ describe('json records', () => {
     write(s.log);
     const rec = parse(s.on('stderr')[0]);
     delete rec['errDetails'];
-    expect(rec).toEqual(expected);
+    expect(rec).toEqual({ ...expected, caller: expect.stringMatching(CALLER) as unknown });
   });
 
   test('severity: exact lines; info and V(n) records carry none, warnings and errors a stable key', () => {
@@ -71,7 +80,7 @@ describe('json records', () => {
     s.log.v(2)?.info('v');
     s.log.warn('w', { n: 1 });
     s.log.child({ component: 'sync', pod: 'ns/web' }).error('e', { err: 'boom' });
-    expect(s.on('stderr')).toEqual([
+    expect(s.on('stderr').map(noCaller)).toEqual([
       `{"ts":${TS},"component":"agent","msg":"i","v":0}\n`,
       `{"ts":${TS},"component":"agent","msg":"v","v":2}\n`,
       `{"ts":${TS},"component":"agent","severity":"WARNING","msg":"w","v":0,"n":1}\n`,
@@ -107,7 +116,7 @@ describe('json records', () => {
     });
     s.log.error('load failed', { err, attempt: 1 });
     const rec = parse(s.on('stderr')[0]);
-    expect(Object.keys(rec)).toEqual(['ts', 'component', 'severity', 'msg', 'err', 'errDetails', 'attempt']);
+    expect(Object.keys(rec)).toEqual(['ts', 'caller', 'component', 'severity', 'msg', 'err', 'errDetails', 'attempt']);
     expect(rec['err']).toBe('unknown field: strict decoding');
     expect(rec['errDetails']).toMatchObject({
       type: 'ConfigFileError',
@@ -165,13 +174,18 @@ describe('routing', () => {
 });
 
 describe('info buffering (split stream)', () => {
-  // Every line of `rec(i)` (i < 10) is exactly 70 bytes, so sizes below are exact.
+  // Every line of `rec(i)` (i < 10) is exactly 70 bytes plus the caller key (one call site), so sizes below are exact.
   const rec = (l: AgentLogger, i: number) => l.info(`r${i}`, { pad: 'x'.repeat(3) });
-  const LINE = 70;
+  const LINE = (() => {
+    const s = setup({ splitStream: true, infoBufferSize: 0 });
+    rec(s.log, 1);
+    return 70 + Buffer.byteLength(s.on('stdout')[0] ?? '') - Buffer.byteLength(noCaller(s.on('stdout')[0]));
+  })();
 
   test('line size assumption', () => {
     const s = setup({ splitStream: true, infoBufferSize: 0 });
     rec(s.log, 1);
+    expect(Buffer.byteLength(noCaller(s.on('stdout')[0]))).toBe(70);
     expect(Buffer.byteLength(s.on('stdout')[0] ?? '')).toBe(LINE);
   });
 
