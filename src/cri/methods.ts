@@ -37,7 +37,10 @@ import {
   encodeVersion,
 } from './convert-status.js';
 import type {
+  AttachRequest,
   AuthConfig,
+  ExecRequest,
+  PortForwardRequest,
   ContainerConfig,
   ContainerFilter,
   PodSandboxConfig,
@@ -71,6 +74,10 @@ export interface CriMethodArgs {
   listImages: [];
   removeImage: [image: string];
   imageFsInfo: [];
+  // issue 18 D: streaming
+  exec: [req: ExecRequest];
+  attach: [req: AttachRequest];
+  portForward: [req: PortForwardRequest];
 }
 
 export type CriMethod = keyof CriMethodArgs & keyof Runtime;
@@ -253,6 +260,25 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
       return { imageFilesystems: fss.map((f) => encodeFilesystemUsage(f, now)) };
     },
     decodeResponse: (res) => res.imageFilesystems.map(decodeFilesystemUsage),
+  }),
+  // issue 18 D: streaming
+  exec: codec<'exec', ExecRequest, { url: string }>('RuntimeService', 'Exec', {
+    encodeRequest: ([req]) => ({ ...req, cmd: [...req.cmd] }),
+    decodeRequest: (req) => [{ containerId: req.containerId, cmd: [...req.cmd], tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
+  }),
+  attach: codec<'attach', AttachRequest, { url: string }>('RuntimeService', 'Attach', {
+    encodeRequest: ([req]) => ({ ...req }),
+    decodeRequest: (req) => [{ containerId: req.containerId, stdin: req.stdin, tty: req.tty, stdout: req.stdout, stderr: req.stderr }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
+  }),
+  portForward: codec<'portForward', PortForwardRequest, { url: string }>('RuntimeService', 'PortForward', {
+    encodeRequest: ([req]) => ({ podSandboxId: req.podSandboxId, port: [...req.port] }),
+    decodeRequest: (req) => [{ podSandboxId: req.podSandboxId, port: [...req.port] }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
   }),
 };
 

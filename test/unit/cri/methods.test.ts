@@ -110,6 +110,10 @@ const SAMPLES: { [M in CriMethod]: Array<[CriMethodArgs[M], CriResult<M>]> } = {
   listImages: [[[], [{ id: 'sha256:1', repoTags: [], repoDigests: [], size: 0, username: '', pinned: false }]]],
   removeImage: [[['sha256:1'], undefined]],
   imageFsInfo: [[[], [{ mountpoint: '/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs', usedBytes: 2 ** 41, inodesUsed: 12345 }]]],
+  // issue 18 D: streaming
+  exec: [[[{ containerId: 'c1', cmd: ['sh', '-c', 'echo hi'], tty: false, stdin: true, stdout: true, stderr: true }], 'http://127.0.0.1:4000/exec/abc']],
+  attach: [[[{ containerId: 'c1', stdin: false, tty: true, stdout: true, stderr: false }], 'http://127.0.0.1:4000/attach/def']],
+  portForward: [[[{ podSandboxId: 's1', port: [80, 65535] }], 'http://127.0.0.1:4000/portforward/ghi'], [[{ podSandboxId: 's1', port: [] }], '']],
 };
 
 function containerStatusAsContainer() {
