@@ -10,12 +10,16 @@
 // relist sees the exit. Only pull delays and blocked calls wait in real time.
 
 import { CriError, type GrpcStatusName } from './errors.js';
+import { defaultStreamUrl, execRequestError, type FakeStream } from './fake-streaming.js';
 import { FakeFaults, type FakeBlock, type FakeCall } from './fake-faults.js';
 import { copyImage, FakeImageStore, type FakeImage, type FakePullBehaviour } from './fake-images.js';
 import { containerBase, labelsMatch, sandboxView, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 import type { CriMethod, CriMethodArgs } from './methods.js';
 import type {
+  AttachRequest,
   AuthConfig,
+  ExecRequest,
+  PortForwardRequest,
   Container,
   ContainerConfig,
   ContainerFilter,
@@ -38,6 +42,7 @@ export type { FakeImage, FakePullBehaviour } from './fake-images.js';
 export { normalizeImageRef } from './fake-images.js';
 export type { FakeBlock, FakeCall } from './fake-faults.js';
 export type { FakeUsage } from './fake-stats.js';
+export type { FakeStream, FakeStreamRequest } from './fake-streaming.js';
 export { ManualClock, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 
 export interface FakeRuntimeOptions {
@@ -52,7 +57,10 @@ export interface FakeRuntimeOptions {
   runtimeName?: string;
   /** Answers ExecSync in a running container; default: exit 0 with no output. */
   onExec?: FakeExec;
+  /** issue 18 D: streaming. The URL Exec/Attach/PortForward answer; default http://127.0.0.1:1/<kind>/<n> (nothing listens). */
+  onStream?: FakeStream;
 }
+
 
 /** What an exec in a fake container does: its exit code and output (absent fields: 0 and empty); may wait. */
 export type FakeExec = (cmd: readonly string[], ctx: { containerId: string; config: ContainerConfig; timeoutSeconds: number }) => Partial<ExecSyncResult> | Promise<Partial<ExecSyncResult>>;
@@ -66,8 +74,9 @@ export class FakeRuntime implements Runtime {
   readonly images: FakeImageStore = new FakeImageStore();
   private readonly now: () => bigint;
   private program: FakeProgram;
-  private exec: FakeExec;
+  private execHandler: FakeExec;
   private readonly runtimeName: string;
+  private streamHandler: FakeStream;
   private readonly sandboxMap = new Map<string, FakeSandbox>();
   private readonly containerMap = new Map<string, FakeContainer>();
   private readonly conditions = new Map<string, RuntimeCondition>([
@@ -79,7 +88,8 @@ export class FakeRuntime implements Runtime {
   constructor(opts: FakeRuntimeOptions = {}) {
     this.now = opts.now ?? (() => BigInt(Date.now()) * MS);
     this.program = opts.onStart ?? (() => undefined);
-    this.exec = opts.onExec ?? (() => ({}));
+    this.execHandler = opts.onExec ?? (() => ({}));
+    this.streamHandler = opts.onStream ?? defaultStreamUrl;
     this.runtimeName = opts.runtimeName ?? 'fake';
     for (const img of opts.images ?? []) this.images.add(img);
     for (const [ref, b] of Object.entries(opts.registry ?? {})) this.images.setRegistry(ref, b);
@@ -88,7 +98,7 @@ export class FakeRuntime implements Runtime {
   // ---- test controls --------------------------------------------------------
 
   setOnExec(exec: FakeExec): void {
-    this.exec = exec;
+    this.execHandler = exec;
   }
 
   setOnStart(program: FakeProgram): void {
@@ -266,7 +276,7 @@ export class FakeRuntime implements Runtime {
     const c = this.container(id);
     // containerd refuses an exec in a container that is not running.
     if (c.state !== 'RUNNING') throw new CriError('FAILED_PRECONDITION', `container ${id} is not running`);
-    const r = await this.exec(cmd, { containerId: id, config: c.config, timeoutSeconds });
+    const r = await this.execHandler(cmd, { containerId: id, config: c.config, timeoutSeconds });
     signal?.throwIfAborted();
     return { stdout: r.stdout ?? Buffer.alloc(0), stderr: r.stderr ?? Buffer.alloc(0), exitCode: r.exitCode ?? 0 };
   }
@@ -303,6 +313,39 @@ export class FakeRuntime implements Runtime {
   async imageFsInfo(signal?: AbortSignal): Promise<FilesystemUsage[]> {
     await this.enter('imageFsInfo', [], signal);
     return [{ mountpoint: '/var/lib/fake-runtime/images', ...this.images.fsUsage() }];
+  }
+
+  // ---- issue 18 D: streaming ----------------------------------------------------
+
+  setOnStream(stream: FakeStream): void {
+    this.streamHandler = stream;
+  }
+
+  async exec(req: ExecRequest, signal?: AbortSignal): Promise<string> {
+    await this.enter('exec', [req], signal);
+    this.runningContainer(req.containerId);
+    const bad = execRequestError(req);
+    if (bad !== undefined) throw new CriError('INVALID_ARGUMENT', bad);
+    return this.streamHandler({ kind: 'exec', req: structuredClone(req) });
+  }
+
+  async attach(req: AttachRequest, signal?: AbortSignal): Promise<string> {
+    await this.enter('attach', [req], signal);
+    this.runningContainer(req.containerId);
+    const bad = execRequestError({ ...req, cmd: ['attach'] });
+    if (bad !== undefined) throw new CriError('INVALID_ARGUMENT', bad);
+    return this.streamHandler({ kind: 'attach', req: structuredClone(req) });
+  }
+
+  async portForward(req: PortForwardRequest, signal?: AbortSignal): Promise<string> {
+    await this.enter('portForward', [req], signal);
+    const s = this.sandbox(req.podSandboxId);
+    if (s.state !== 'READY') throw new CriError('FAILED_PRECONDITION', `sandbox ${req.podSandboxId} is not ready`);
+    return this.streamHandler({ kind: 'portForward', req: structuredClone(req) });
+  }
+
+  private runningContainer(id: string): void {
+    if (this.container(id).state !== 'RUNNING') throw new CriError('FAILED_PRECONDITION', `container ${id} is not running`);
   }
 
   // ---- internals ----------------------------------------------------------------

@@ -15,7 +15,10 @@ import { Connection, type CriLog } from './grpc-connection.js';
 import { METHODS } from './methods.js';
 import { loadCriProto } from './proto.js';
 import type {
+  AttachRequest,
   AuthConfig,
+  ExecRequest,
+  PortForwardRequest,
   Container,
   ContainerConfig,
   ContainerFilter,
@@ -229,6 +232,16 @@ class GrpcRuntime implements CriRuntime {
   }
   listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]> {
     return this.rt.call('listPodSandboxStats', [filter], this.timeoutMs, signal);
+  }
+  // issue 18 D: streaming (the request timeout bounds preparing the stream, not the stream itself)
+  exec(req: ExecRequest, signal?: AbortSignal): Promise<string> {
+    return this.rt.call('exec', [req], this.timeoutMs, signal);
+  }
+  attach(req: AttachRequest, signal?: AbortSignal): Promise<string> {
+    return this.rt.call('attach', [req], this.timeoutMs, signal);
+  }
+  portForward(req: PortForwardRequest, signal?: AbortSignal): Promise<string> {
+    return this.rt.call('portForward', [req], this.timeoutMs, signal);
   }
 }
 

@@ -37,7 +37,10 @@ import {
   encodeVersion,
 } from './convert-status.js';
 import type {
+  AttachRequest,
   AuthConfig,
+  ExecRequest,
+  PortForwardRequest,
   ContainerConfig,
   ContainerFilter,
   PodSandboxConfig,
@@ -85,6 +88,10 @@ export interface CriMethodArgs {
   // issue 18 F: stats
   listContainerStats: [filter?: ContainerStatsFilter];
   listPodSandboxStats: [filter?: PodSandboxStatsFilter];
+  // issue 18 D: streaming
+  exec: [req: ExecRequest];
+  attach: [req: AttachRequest];
+  portForward: [req: PortForwardRequest];
 }
 
 export type CriMethod = keyof CriMethodArgs & keyof Runtime;
@@ -280,6 +287,25 @@ export const METHODS: { readonly [M in CriMethod]: MethodCodec<M> } = {
     decodeRequest: (req) => [decodePodSandboxStatsFilter(req.filter)],
     encodeResponse: (stats) => ({ stats: stats.map(encodePodSandboxStats) }),
     decodeResponse: (res) => res.stats.map(decodePodSandboxStats),
+  }),
+  // issue 18 D: streaming
+  exec: codec<'exec', ExecRequest, { url: string }>('RuntimeService', 'Exec', {
+    encodeRequest: ([req]) => ({ ...req, cmd: [...req.cmd] }),
+    decodeRequest: (req) => [{ containerId: req.containerId, cmd: [...req.cmd], tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
+  }),
+  attach: codec<'attach', AttachRequest, { url: string }>('RuntimeService', 'Attach', {
+    encodeRequest: ([req]) => ({ ...req }),
+    decodeRequest: (req) => [{ containerId: req.containerId, stdin: req.stdin, tty: req.tty, stdout: req.stdout, stderr: req.stderr }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
+  }),
+  portForward: codec<'portForward', PortForwardRequest, { url: string }>('RuntimeService', 'PortForward', {
+    encodeRequest: ([req]) => ({ podSandboxId: req.podSandboxId, port: [...req.port] }),
+    decodeRequest: (req) => [{ podSandboxId: req.podSandboxId, port: [...req.port] }],
+    encodeResponse: (url) => ({ url }),
+    decodeResponse: (res) => res.url,
   }),
 };
 

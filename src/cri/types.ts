@@ -226,6 +226,36 @@ export interface RuntimeService {
   // issue 18 F: stats
   listContainerStats(filter?: ContainerStatsFilter, signal?: AbortSignal): Promise<ContainerStats[]>;
   listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]>;
+  // issue 18 D: streaming. Each asks the runtime to prepare a stream and
+  // resolves the one-use URL of its streaming server (the node's HTTP server
+  // proxies the client's upgrade to it); nothing runs until a client connects there.
+  exec(req: ExecRequest, signal?: AbortSignal): Promise<string>;
+  attach(req: AttachRequest, signal?: AbortSignal): Promise<string>;
+  portForward(req: PortForwardRequest, signal?: AbortSignal): Promise<string>;
+}
+
+// issue 18 D: streaming
+export interface ExecRequest {
+  containerId: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface PortForwardRequest {
+  podSandboxId: string;
+  /** Empty: the client names ports per stream. */
+  port: number[];
 }
 
 export interface ExecSyncResult {

@@ -127,6 +127,10 @@ const SAMPLES: { [M in CriMethod]: Array<[CriMethodArgs[M], CriResult<M>]> } = {
       containers: [{ id: 'c1', metadata: { name: 'app', attempt: 0 }, labels: {}, annotations: {} }],
     }]],
   ],
+  // issue 18 D: streaming
+  exec: [[[{ containerId: 'c1', cmd: ['sh', '-c', 'echo hi'], tty: false, stdin: true, stdout: true, stderr: true }], 'http://127.0.0.1:4000/exec/abc']],
+  attach: [[[{ containerId: 'c1', stdin: false, tty: true, stdout: true, stderr: false }], 'http://127.0.0.1:4000/attach/def']],
+  portForward: [[[{ podSandboxId: 's1', port: [80, 65535] }], 'http://127.0.0.1:4000/portforward/ghi'], [[{ podSandboxId: 's1', port: [] }], '']],
 };
 
 function containerStatusAsContainer() {

@@ -1,8 +1,8 @@
-import type { PeerCertificate } from 'node:tls';
+import type { DetailedPeerCertificate } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { authnRequestOf } from '../../../../src/server/auth/index.js';
 
-const sock = (cert: object, authorized: boolean, err?: Error) => ({ getPeerCertificate: () => cert as PeerCertificate, authorized, authorizationError: err as Error });
+const sock = (cert: object, authorized: boolean, err?: Error) => ({ getPeerCertificate: () => cert as DetailedPeerCertificate, authorized, authorizationError: err as Error });
 
 describe('authnRequestOf', () => {
   it('no certificate: neither certificate nor error', () => {
