@@ -386,6 +386,8 @@ async function startAgent(opts, endpoint) {
     '--healthz-port=0',
     '--read-only-port=0',
     `--port=${port}`,
+    '--address=127.0.0.1',
+    `--cert-dir=${join(root, 'pki')}`,
     ...opts.agentArgs,
   ];
   // As the executable runs (its `#!/usr/bin/env -S VAR=v node --flags` line), with this node binary.

@@ -258,12 +258,12 @@ function buildCases() {
         name: 'agent: start->/healthz 200',
         kind: 'server',
         portsNeeded: 2,
-        display: `node ${agent} --healthz-port=PORT --healthz-bind-address=127.0.0.1 --port=PORT2 --read-only-port=0 --root-dir=TMP`,
+        display: `node ${agent} --healthz-port=PORT --healthz-bind-address=127.0.0.1 --port=PORT2 --read-only-port=0 --address=127.0.0.1 --cert-dir=TMP/pki --root-dir=TMP`,
         prepare: ([healthz, port]) => {
           const root = mkdtempSync(join(os.tmpdir(), 'agent-bench-'));
           tmpRoots.push(root);
           return {
-            args: [agent, `--healthz-port=${healthz}`, '--healthz-bind-address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--root-dir=${root}`],
+            args: [agent, `--healthz-port=${healthz}`, '--healthz-bind-address=127.0.0.1', `--port=${port}`, '--read-only-port=0', '--address=127.0.0.1', `--cert-dir=${join(root, 'pki')}`, `--root-dir=${root}`],
             env: baseEnv,
             cleanup: () => rmSync(root, { recursive: true, force: true }),
           };

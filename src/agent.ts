@@ -3,7 +3,8 @@
 // wiring file: state lives in the managers, and nothing below this file
 // wires one folder to another. Pods flow: sources → merger → pod manager ⇄
 // PLEG (relists in, relist requests out) → status store; the health server
-// reads the PLEG's health.
+// reads the PLEG's health; the node servers (serve.ts) read the pod wing's
+// state and the metrics every part records into.
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLogging } from './log/index.js';
@@ -26,6 +27,9 @@ import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import { explicitSettings } from './config/redact.js';
 import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
+import { createAgentMetrics, instrumentRuntime, type AgentMetrics } from './metrics/index.js';
+import type { RuntimeService } from './cri/types.js';
+import { wireNodeServers } from './serve.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
@@ -110,9 +114,20 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     await applyOomScoreAdj(cfg.oomScoreAdj, log);
 
     const liveness = new LivenessRegistry();
-    wing = await wirePods(opts.resolved, log, liveness, controller.signal);
+    const metrics = createAgentMetrics({ log: log.child({ component: 'pods' }) });
+    wing = await wirePods(opts.resolved, log, liveness, metrics, controller.signal);
     if (cfg.runOnce) return await runOnce(wing, controller, log);
-    const components: Component[] = [...(wing?.components ?? []), createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    const servers = await wireNodeServers({
+      resolved: opts.resolved,
+      log,
+      liveness,
+      metrics,
+      node: { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) },
+      pods: wing === undefined ? undefined : { runtime: wing.runtime, status: wing.status, podLogsDir: wing.podLogsDir },
+      // API-server mode (issue 19) hands the API client's review calls in here.
+      reviews: undefined,
+    });
+    const components: Component[] = [...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.
@@ -166,6 +181,10 @@ async function runOnce(wing: PodWing | undefined, controller: AbortController, l
 interface PodWing {
   components: Component[];
   status: StatusStore;
+  /** The runtime, instrumented (every call is timed into the metrics). */
+  runtime: RuntimeService;
+  /** Where the runtime writes container logs (<dir>/<namespace>_<name>_<uid>/). */
+  podLogsDir: string;
   /** Pods the sources want (after admission). */
   desired(): Pod[];
   allSourcesSeen(): boolean;
@@ -179,7 +198,7 @@ interface PodWing {
  * manager, sources → merger → pod manager ⇄ PLEG, status store. Undefined
  * when no pod source is configured: the agent then never connects to the runtime.
  */
-async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, signal: AbortSignal): Promise<PodWing | undefined> {
+async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, metrics: AgentMetrics, signal: AbortSignal): Promise<PodWing | undefined> {
   const { config: cfg, flags } = r;
   const sources = configuredSourceNames(cfg);
   if (sources.length === 0) {
@@ -192,13 +211,15 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   const sysctls = createSysctlAllowlist(cfg.allowedUnsafeSysctls);
   // Loaded on use: the CRI client (grpc-js, protobufjs) is not needed to check a configuration or print help.
   const { createCriRuntime } = await import('./cri/index.js');
-  const runtime = await createCriRuntime({
+  const cri = await createCriRuntime({
     runtimeEndpoint: cfg.containerRuntimeEndpoint,
     imageEndpoint: cfg.imageServiceEndpoint,
     requestTimeoutMs: cfg.runtimeRequestTimeout,
     log: log.child({ component: 'cri' }),
     signal,
   });
+  // Every user of the runtime gets the instrumented one (the kubelet's runtime_operations_* metrics).
+  const runtime = instrumentRuntime(cri, metrics);
   // What can still fail (a bad credential provider config, resolv.conf) must not leave the connection open.
   let sync: ReturnType<typeof createSyncDeps>;
   // A changed probe verdict asks the pod's sync to act on it (restart, Ready).
@@ -211,8 +232,9 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
       rootDirectory: flags.rootDirectory,
       providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
       log,
+      metrics,
     });
-    sync = createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober });
+    sync = { ...createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober }), metrics };
   } catch (e) {
     runtime.close();
     throw e;
@@ -234,6 +256,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   });
   const pleg = createPleg({
     runtime,
+    metrics,
     log: log.child({ component: 'pleg' }),
     onRelist: (changed, snapshot, startedAt) => {
       manager.onRelist(changed, snapshot, startedAt);
@@ -241,6 +264,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     },
   });
   liveness.register('pleg', () => pleg.unhealthy() ?? true);
+  metrics.probeSource(prober.counters);
   const feed = (source: SourceName, pods: Pod[]): void => {
     const { updates, rejected } = merger.set(source, pods);
     for (const x of rejected) log.error('Pod rejected', { source: x.source, pod: `${x.pod.metadata.namespace}/${x.pod.metadata.name}`, reason: x.reason });
@@ -259,7 +283,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     runtime.close();
     await parser.close();
   };
-  return { components, status, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
+  return { components, status, runtime, podLogsDir: sync.sandbox.podLogsDir, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
 }
 
 async function checkPlatformConfig(r: ResolvedConfig): Promise<void> {

@@ -46,7 +46,10 @@ export function createSession(name) {
   async function startAgent(args, { nodeArgs = [], readyTimeoutMs = 60_000 } = {}) {
     const logFile = join(s.tmp, 'agent.log');
     const launch = launcherOptions(AGENT_BIN);
-    const argv = [...launch.nodeArgs, ...nodeArgs, AGENT_BIN, ...args];
+    // The node servers on loopback only, their self-signed certificate under the session's directory; no main port unless asked for.
+    const has = (flag) => args.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
+    const serving = [...(has('port') || has('enable-server') ? [] : ['--enable-server=false']), ...(has('read-only-port') ? [] : ['--read-only-port=0']), ...(has('address') ? [] : ['--address=127.0.0.1']), ...(has('cert-dir') ? [] : [`--cert-dir=${join(s.tmp, 'pki')}`])];
+    const argv = [...launch.nodeArgs, ...nodeArgs, AGENT_BIN, ...args, ...serving];
     const fd = openSync(logFile, 'a');
     const child = spawn(process.execPath, argv, { cwd: REPO, stdio: ['ignore', fd, fd], env: { ...process.env, ...launch.env } });
     closeSync(fd);

@@ -5,7 +5,7 @@ import type { AgentLogger } from '../log/index.js';
 import { IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { CredentialPlugins, loadProviderConfig } from './credential-plugins.js';
 import { configFileCandidates, credentialLookup } from './credentials.js';
-import { ImageManager } from './manager.js';
+import { ImageManager, type ImageMetricsSink } from './manager.js';
 
 export { ImageManager, type EnsureResult, type ImageManagerOptions, type ImageUser } from './manager.js';
 
@@ -20,6 +20,8 @@ export interface ImagesInput {
   /** --image-credential-provider-config ('' for none) and --image-credential-provider-bin-dir. */
   providers: { config: string; binDir: string };
   log: AgentLogger;
+  /** Pull timing and sizes (src/metrics' AgentMetrics fits). */
+  metrics?: ImageMetricsSink;
 }
 
 /** Builds the image manager; reads the credential-provider configuration now, so a bad one fails the start. */
@@ -34,5 +36,6 @@ export async function createImageManager(inp: ImagesInput): Promise<ImageManager
     backoff: new KeyedBackoff(IMAGE_PULL_BACKOFF),
     credentials: credentialLookup(candidates, plugins, credLog),
     log: inp.log.child({ component: 'images' }),
+    ...(inp.metrics ? { metrics: inp.metrics } : {}),
   });
 }

@@ -4,7 +4,9 @@
 // process started here is tracked; call `killAllDaemons()` in afterEach so a
 // failing test leaves nothing running. `npm test` builds dist/ first.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { AGENT_BIN, REPO } from './agent-process.js';
@@ -22,6 +24,34 @@ export interface DaemonExit {
 type Stream = 'stdout' | 'stderr';
 
 const live = new Set<AgentDaemon>();
+
+let pkiDir: string | undefined;
+/** One --cert-dir for every agent of this test process (the self-signed certificate is made once, reused after). */
+function testCertDir(): string {
+  if (pkiDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-test-pki-'));
+    pkiDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return pkiDir;
+}
+
+/**
+ * The node servers as a test wants them: a test that does not name --port (or
+ * --enable-server) gets no main port, and one that does not name
+ * --read-only-port no read-only port, so parallel agents never fight over
+ * 10250/10255; servers listen on loopback only, and their self-signed
+ * certificate goes to a temporary --cert-dir, not /var/lib/agent/pki.
+ */
+export function withTestServing(args: readonly string[]): string[] {
+  const has = (flag: string): boolean => args.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
+  const out = [...args];
+  if (!has('port') && !has('enable-server')) out.push('--enable-server=false');
+  if (!has('read-only-port')) out.push('--read-only-port=0');
+  if (!has('address')) out.push('--address=127.0.0.1');
+  if (!has('cert-dir')) out.push(`--cert-dir=${testCertDir()}`);
+  return out;
+}
 
 /** A timeout error that carries what the agent wrote so far, so a failure explains itself. */
 function deadlineError(what: string, ms: number, d: AgentDaemon): Error {
@@ -43,8 +73,8 @@ export class AgentDaemon {
   readonly #waiters = new Set<() => void>();
 
   constructor(args: readonly string[], opts: DaemonOptions = {}) {
-    this.args = args;
-    this.child = spawn(process.execPath, [AGENT_BIN, ...args], {
+    this.args = withTestServing(args);
+    this.child = spawn(process.execPath, [AGENT_BIN, ...this.args], {
       cwd: opts.cwd ?? REPO,
       env: { PATH: process.env['PATH'], ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
