@@ -84,3 +84,22 @@ export function containerBase(c: FakeContainer): Omit<Container, 'podSandboxId'>
     annotations: { ...c.config.annotations },
   };
 }
+
+/** Ends a container's run: EXITED at `at` with its code and reason (Completed/Error by default). */
+export function finishContainer(c: FakeContainer, at: bigint, exitCode: number, reason?: string, message = ''): void {
+  c.state = 'EXITED';
+  c.finishedAt = at;
+  c.exitCode = exitCode;
+  c.reason = reason ?? (exitCode === 0 ? 'Completed' : 'Error');
+  c.message = message;
+}
+
+/** Lets every running container whose program exits after a delay exit, as of `now`. */
+export function settleContainers(containers: Iterable<FakeContainer>, now: bigint): void {
+  for (const c of containers) {
+    const after = c.process.exitAfterMs;
+    if (c.state !== 'RUNNING' || after === undefined) continue;
+    const at = c.startedAt + BigInt(Math.round(after * 1e6));
+    if (now >= at) finishContainer(c, at, c.process.exitCode ?? 0, c.process.reason, c.process.message ?? '');
+  }
+}

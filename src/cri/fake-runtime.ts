@@ -13,7 +13,7 @@ import { CriError, type GrpcStatusName } from './errors.js';
 import { defaultStreamUrl, execRequestError, type FakeStream } from './fake-streaming.js';
 import { FakeFaults, type FakeBlock, type FakeCall } from './fake-faults.js';
 import { copyImage, FakeImageStore, type FakeImage, type FakePullBehaviour } from './fake-images.js';
-import { containerBase, labelsMatch, sandboxView, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
+import { containerBase, finishContainer, labelsMatch, sandboxView, settleContainers, type FakeContainer, type FakeProcess, type FakeProgram, type FakeSandbox } from './fake-records.js';
 import type { CriMethod, CriMethodArgs } from './methods.js';
 import type {
   AttachRequest,
@@ -129,7 +129,7 @@ export class FakeRuntime implements Runtime {
   exitContainer(id: string, exitCode: number, opts: { reason?: string; message?: string } = {}): void {
     const c = this.containerMap.get(id);
     if (c?.state !== 'RUNNING') throw new Error(`fake runtime: container ${id} is not running`);
-    this.finish(c, this.now(), exitCode, opts.reason, opts.message ?? '');
+    finishContainer(c, this.now(), exitCode, opts.reason, opts.message ?? '');
   }
 
   /** The live records (after settling exits); mutate only to stage unusual states. */
@@ -232,7 +232,7 @@ export class FakeRuntime implements Runtime {
     if (p.startError !== undefined) {
       c.state = 'EXITED';
       c.startedAt = now;
-      this.finish(c, now, 128, 'StartError', p.startError);
+      finishContainer(c, now, 128, 'StartError', p.startError);
       throw new CriError('UNKNOWN', `failed to start container "${id}": ${p.startError}`);
     }
     c.state = 'RUNNING';
@@ -242,7 +242,7 @@ export class FakeRuntime implements Runtime {
   async stopContainer(id: string, timeoutSeconds: number, signal?: AbortSignal): Promise<void> {
     await this.enter('stopContainer', [id, timeoutSeconds], signal);
     const c = this.container(id);
-    if (c.state === 'RUNNING') this.finish(c, this.now(), timeoutSeconds <= 0 ? 137 : (c.process.stopExitCode ?? 143));
+    if (c.state === 'RUNNING') finishContainer(c, this.now(), timeoutSeconds <= 0 ? 137 : (c.process.stopExitCode ?? 143));
   }
 
   async removeContainer(id: string, signal?: AbortSignal): Promise<void> {
@@ -356,29 +356,14 @@ export class FakeRuntime implements Runtime {
     this.settle();
   }
 
-
   private settle(): void {
-    const now = this.now();
-    for (const c of this.containerMap.values()) {
-      const after = c.process.exitAfterMs;
-      if (c.state !== 'RUNNING' || after === undefined) continue;
-      const at = c.startedAt + BigInt(Math.round(after * 1e6));
-      if (now >= at) this.finish(c, at, c.process.exitCode ?? 0, c.process.reason, c.process.message ?? '');
-    }
-  }
-
-  private finish(c: FakeContainer, at: bigint, exitCode: number, reason?: string, message = ''): void {
-    c.state = 'EXITED';
-    c.finishedAt = at;
-    c.exitCode = exitCode;
-    c.reason = reason ?? (exitCode === 0 ? 'Completed' : 'Error');
-    c.message = message;
+    settleContainers(this.containerMap.values(), this.now());
   }
 
   private stopSandbox(s: FakeSandbox): void {
     this.settle();
     for (const c of this.containerMap.values()) {
-      if (c.podSandboxId === s.id && c.state === 'RUNNING') this.finish(c, this.now(), 137);
+      if (c.podSandboxId === s.id && c.state === 'RUNNING') finishContainer(c, this.now(), 137);
     }
     s.state = 'NOTREADY';
   }
@@ -401,19 +386,12 @@ export class FakeRuntime implements Runtime {
 
   async listContainerStats(filter?: ContainerStatsFilter, signal?: AbortSignal): Promise<ContainerStats[]> {
     await this.enter('listContainerStats', [filter], signal);
-    const now = this.now();
-    return [...this.containerMap.values()]
-      .filter((c) => c.state === 'RUNNING' && (filter?.id === undefined || c.id === filter.id) && (filter?.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) && labelsMatch(c.config.labels, filter?.labelSelector))
-      .map((c) => this.stats.containerStats(c, now));
+    return this.stats.listContainers(this.containerMap.values(), filter, this.now());
   }
 
   async listPodSandboxStats(filter?: PodSandboxStatsFilter, signal?: AbortSignal): Promise<PodSandboxStats[]> {
     await this.enter('listPodSandboxStats', [filter], signal);
-    const now = this.now();
-    const running = [...this.containerMap.values()].filter((c) => c.state === 'RUNNING');
-    return [...this.sandboxMap.values()]
-      .filter((s) => s.state === 'READY' && (filter?.id === undefined || s.id === filter.id) && labelsMatch(s.config.labels, filter?.labelSelector))
-      .map((s) => this.stats.sandboxStats(s, running.filter((c) => c.podSandboxId === s.id).map((c) => this.stats.containerStats(c, now)), now));
+    return this.stats.listSandboxes(this.sandboxMap.values(), this.containerMap.values(), filter, this.now());
   }
 }
 

@@ -2,8 +2,8 @@
 // ListPodSandboxStats: usage a test sets per container (default all zero),
 // stamped with the fake's clock. A sandbox's usage is the sum of its running
 // containers', as a pod cgroup holding only them would be. Pure data.
-import type { ContainerStats, CpuUsage, MemoryUsage, PodSandboxStats } from './types.js';
-import type { FakeContainer, FakeSandbox } from './fake-records.js';
+import type { ContainerStats, ContainerStatsFilter, CpuUsage, MemoryUsage, PodSandboxStats, PodSandboxStatsFilter } from './types.js';
+import { labelsMatch, type FakeContainer, type FakeSandbox } from './fake-records.js';
 
 /** A container's usage as a test stages it; absent fields are unreported by the "runtime". */
 export interface FakeUsage {
@@ -24,6 +24,21 @@ export class FakeStatsTable {
   /** Sets (merges into) what the runtime reports for container `id`. */
   set(id: string, u: FakeUsage): void {
     this.usage.set(id, { ...this.usage.get(id), ...u });
+  }
+
+  /** ListContainerStats: the running containers the filter selects. */
+  listContainers(containers: Iterable<FakeContainer>, filter: ContainerStatsFilter | undefined, now: bigint): ContainerStats[] {
+    return [...containers]
+      .filter((c) => c.state === 'RUNNING' && (filter?.id === undefined || c.id === filter.id) && (filter?.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) && labelsMatch(c.config.labels, filter?.labelSelector))
+      .map((c) => this.containerStats(c, now));
+  }
+
+  /** ListPodSandboxStats: the ready sandboxes the filter selects, each with its running containers. */
+  listSandboxes(sandboxes: Iterable<FakeSandbox>, containers: Iterable<FakeContainer>, filter: PodSandboxStatsFilter | undefined, now: bigint): PodSandboxStats[] {
+    const running = [...containers].filter((c) => c.state === 'RUNNING');
+    return [...sandboxes]
+      .filter((s) => s.state === 'READY' && (filter?.id === undefined || s.id === filter.id) && labelsMatch(s.config.labels, filter?.labelSelector))
+      .map((s) => this.sandboxStats(s, running.filter((c) => c.podSandboxId === s.id).map((c) => this.containerStats(c, now)), now));
   }
 
   containerStats(c: FakeContainer, now: bigint): ContainerStats {
