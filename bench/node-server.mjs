@@ -128,12 +128,15 @@ async function waitRunning(n) {
 /** Edits pod `i`'s manifest (a new env value: a new container hash) and waits for a new container RUNNING; ms. */
 async function editAndWait(dirs, i, gen) {
   const name = `srv-${String(i).padStart(3, '0')}`;
-  const before = new Set((await st.cri.listContainers({ labelSelector: { [LABEL_POD]: name } })).map((c) => c.id));
+  // A static pod's name carries the node's name.
+  const podName = `${name}-${NODE_NAME}`;
+  const before = new Set((await st.cri.listContainers({ labelSelector: { [LABEL_POD]: podName } })).map((c) => c.id));
+  if (before.size === 0) throw new BenchError(`edit of ${name}: the runtime has no container of pod ${podName}`);
   writeFileSync(join(dirs.staging, `${name}.yaml`), manifest(i, gen));
   const t0 = now();
   renameSync(join(dirs.staging, `${name}.yaml`), join(dirs.manifests, `${name}.yaml`));
   for (let k = 0; ms(t0, now()) < EDIT_TIMEOUT_MS && k < 100_000; k++) {
-    const running = await st.cri.listContainers({ state: 'RUNNING', labelSelector: { [LABEL_POD]: name } });
+    const running = await st.cri.listContainers({ state: 'RUNNING', labelSelector: { [LABEL_POD]: podName } });
     if (running.some((c) => !before.has(c.id))) return ms(t0, now());
     await sleep(5);
   }
