@@ -3,8 +3,11 @@
 // metrics and stats for a running pod, and none of the debugging handlers;
 // the main port over TLS with the agent's own self-signed certificate,
 // authenticating a client certificate signed by --client-ca-file and
-// refusing a request without one (--anonymous-auth=false).
+// refusing a request without one (--anonymous-auth=false), and `kubectl get
+// --raw /pods` (Debian's kubernetes-client) trusting the agent's own CA.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,36 @@ import { container, pod, podUid, running, waitFor } from './helpers/agent-node.j
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('node servers');
+const run = promisify(execFile);
+
+/** A platformconfig (kubeconfig) for kubectl: the node's main port, its CA from --cert-dir, the client certificate. */
+function kubeconfig(dir: string, port: number, caFile: string, client: { cert: string; key: string }): string {
+  const file = join(dir, 'kubeconfig');
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: node',
+      '  cluster:',
+      `    server: https://127.0.0.1:${port}`,
+      `    certificate-authority: ${caFile}`,
+      'users:',
+      '- name: operator',
+      '  user:',
+      `    client-certificate-data: ${b64(client.cert)}`,
+      `    client-key-data: ${b64(client.key)}`,
+      'contexts:',
+      '- name: node',
+      '  context: { cluster: node, user: operator }',
+      'current-context: node',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
 
 interface Answer {
   status: number;
@@ -63,7 +96,7 @@ describe.skipIf(skip)('the node servers of the running agent', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-servers-e2e-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('serve pods, health, metrics and stats read-only, and the main port over TLS to a client certificate only', async () => {
+  it('serve pods, health, metrics and stats read-only, and the main port over TLS to a client certificate only (kubectl get --raw /pods included)', async () => {
     const pki = clientPki(dir);
     const [ro, main] = [await freePort(), await freePort()];
     const node = env.newNode();
@@ -104,5 +137,11 @@ describe.skipIf(skip)('the node servers of the running agent', () => {
     expect(configz.sources['readOnlyPort']).toBe('flag --read-only-port');
     const logs = await get(`${mainUrl}/containerLogs/default/web-e2e-node/main?tailLines=5`, { cert: pki.cert, key: pki.key });
     expect(logs.status).toBe(200);
+    // What operators run: kubectl, verifying the agent's self-signed certificate against its own CA (agent.crt holds both).
+    const config = kubeconfig(dir, main, join(dir, 'pki', 'agent.crt'), pki);
+    const { stdout } = await run('kubectl', ['--kubeconfig', config, '--cache-dir', join(dir, 'kube-cache'), 'get', '--raw', '/pods'], { env: { ...process.env, HOME: dir }, timeout: 30_000 });
+    const viaKubectl = JSON.parse(stdout) as { kind: string; items: { metadata: { uid: string } }[] };
+    expect(viaKubectl.kind).toBe('PodList');
+    expect(viaKubectl.items.map((p) => p.metadata.uid)).toContain(uid);
   });
 });
