@@ -39,19 +39,19 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
   const { config: cfg, flags } = i.resolved;
   const log = i.log.child({ component: 'server' });
   const components: Component[] = [];
-  const routes: Route[] = [...metricsRoutes(i.metrics)];
+  const routes: Route[] = [
+    ...metricsRoutes(i.metrics),
+    ...basicRoutes({ status: i.pods?.status ?? NO_PODS, runtime: i.pods?.runtime, liveness: i.liveness, configz: () => configzDocument(cfg, i.resolved.provenance), nodeName: i.node.name, log }),
+  ];
   if (i.pods) {
     const { runtime, status, podLogsDir } = i.pods;
     const stats = createStatsProvider({ runtime, status, rootDir: flags.rootDirectory, nodeName: i.node.name, log: i.log.child({ component: 'stats' }) });
     components.push(stats);
     routes.push(
-      ...basicRoutes({ status, runtime, liveness: i.liveness, configz: () => configzDocument(cfg, i.resolved.provenance), nodeName: i.node.name, log }),
       ...statsRoutes(stats),
       ...logRoutes({ status, runtime, podLogsDir, nodeLogDir: '/var/log', log: i.log.child({ component: 'server-logs' }) }),
       ...streamingRoutes({ status, runtime, streamingIdleTimeoutMs: cfg.streamingConnectionIdleTimeout, log: i.log.child({ component: 'streaming' }) }),
     );
-  } else {
-    routes.push(...basicRoutes({ status: NO_PODS, runtime: undefined, liveness: i.liveness, configz: () => configzDocument(cfg, i.resolved.provenance), nodeName: i.node.name, log }));
   }
   const observer = httpObserver(i.metrics);
   components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, log }));

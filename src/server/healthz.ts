@@ -16,7 +16,7 @@ import { AgentError } from '../errors.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import { defineComponent, type Component, type LifecycleLog } from '../lifecycle/component.js';
 import type { LivenessRegistry } from '../lifecycle/liveness.js';
-import { hostPort, listen } from './http/listen.js';
+import { hostPort, listen, listeningAddress } from './http/listen.js';
 import { healthzReply } from './routes/healthz-check.js';
 
 export interface HealthzServerOptions {
@@ -71,10 +71,7 @@ export function createHealthzServer(opts: HealthzServerOptions): HealthzServer {
     name: component.name,
     ready: component.ready,
     run: (signal) => component.run(signal),
-    address: () => {
-      const a = server?.address();
-      return a === null || a === undefined || typeof a === 'string' ? undefined : a;
-    },
+    address: () => listeningAddress(server),
   };
 }
 

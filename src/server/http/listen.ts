@@ -1,6 +1,7 @@
 // Binding a node server the way Go does: `0.0.0.0`, `::` or an empty address
 // listen on every interface and both families. Shared by the health server
 // and the main/read-only servers.
+import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:net';
 
 export function isUnspecified(address: string): boolean {
@@ -27,4 +28,10 @@ export function listen(server: Server, address: string, port: number): Promise<v
     server.once('listening', onListening);
     server.listen({ port, host: isUnspecified(address) ? undefined : address });
   });
+}
+
+/** Where `server` listens (TCP), or undefined when it is not listening. */
+export function listeningAddress(server: { address(): AddressInfo | string | null } | undefined): AddressInfo | undefined {
+  const a = server?.address();
+  return a === null || a === undefined || typeof a === 'string' ? undefined : a;
 }

@@ -12,7 +12,7 @@ import { defineComponent, type Component } from '../../lifecycle/component.js';
 import type { HttpObserver, Route } from '../types.js';
 import { ConnectionTracker } from './connections.js';
 import { resolveLimits, type ServerLimits } from './limits.js';
-import { hostPort, listen } from './listen.js';
+import { hostPort, listen, listeningAddress } from './listen.js';
 import { visibleRoutes } from './match.js';
 import { serveRequest, serveUpgrade, type NodeAuth, type PipelineDeps, type ServerLog } from './pipeline.js';
 
@@ -88,10 +88,7 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
     name: component.name,
     ready: component.ready,
     run: (signal) => component.run(signal),
-    address: () => {
-      const a = server?.address();
-      return a === null || a === undefined || typeof a === 'string' ? undefined : a;
-    },
+    address: () => listeningAddress(server),
   };
 }
 
