@@ -4,7 +4,8 @@
 // health (10248) and read-only (10255) ports on loopback, and `wrk` (Debian)
 // as the load:
 //   (a) floor: a bare node:http server answering `ok`, its own process;
-//       `/healthz` on the agent's health port beside it (same wrk settings);
+//       `/healthz` on the agent's health port beside it (same wrk settings,
+//       three alternating rounds, the best of each side compared);
 //   (b) `/pods` and `/stats/summary` on the read-only port: requests/s and
 //       latency p50/p99 (wrk --latency);
 //   (c) `/metrics` scrape time: sequential GETs, p50/p99;
@@ -32,6 +33,7 @@ const TARGETS = { healthzRatio: 0.75, podsP99Ms: 10, summaryP99Ms: 30, metricsMs
 const RUNNING_TIMEOUT_MS = 300_000;
 const EDIT_TIMEOUT_MS = 60_000;
 const WRK_CONNECTIONS = 8;
+const HEALTHZ_ROUNDS = 3;
 
 function parseArgs(argv) {
   const o = { pods: 110, duration: 10, edits: 5, scrapes: 50, json: join(REPO, 'bench/results/node-server.json') };
@@ -189,14 +191,23 @@ async function main() {
     await sleep(1000);
   }
 
-  phase('floor: bare node:http answering ok');
+  phase(`floor: bare node:http answering ok, beside /healthz on the health port (${HEALTHZ_ROUNDS} alternating rounds)`);
   const floor = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${floorPort}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
   st.closers.push(() => floor.kill('SIGKILL'));
   await new Promise((r) => floor.stdout.once('data', r));
-  const bare = await wrk(`http://127.0.0.1:${floorPort}/`, opts.duration);
+  // Alternating short rounds and the best of each side: on a shared 2-core machine a burst of
+  // someone else's work during one long run would otherwise decide the ratio.
+  const roundSeconds = Math.max(3, Math.round(opts.duration / 2));
+  const bareRuns = [];
+  const healthzRuns = [];
+  for (let r = 0; r < HEALTHZ_ROUNDS; r++) {
+    bareRuns.push(await wrk(`http://127.0.0.1:${floorPort}/`, roundSeconds));
+    healthzRuns.push(await wrk(`http://127.0.0.1:${healthzPort}/healthz`, roundSeconds));
+  }
   floor.kill('SIGTERM');
-  phase('/healthz on the health port');
-  const healthz = await wrk(`http://127.0.0.1:${healthzPort}/healthz`, opts.duration);
+  const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const bare = { ...best(bareRuns), rounds: bareRuns.map((r) => r.rps) };
+  const healthz = { ...best(healthzRuns), rounds: healthzRuns.map((r) => r.rps) };
   phase('/pods on the read-only port');
   const pods = await wrk(`http://127.0.0.1:${roPort}/pods`, opts.duration);
   phase('/stats/summary on the read-only port');
@@ -225,9 +236,9 @@ async function main() {
   const ratio = round3(healthz.rps / bare.rps);
   const syncRatio = round3(loaded.p50 / quiet.p50);
   const rows = [
-    ['bare node:http ok: requests/s', bare.rps, 'floor', ''],
-    ['/healthz (health port): requests/s', healthz.rps, '', ''],
-    ['/healthz / bare', ratio, `≥ ${TARGETS.healthzRatio}`, ratio >= TARGETS.healthzRatio ? 'PASS' : 'MISS'],
+    ['bare node:http ok: requests/s (best round; rounds)', `${bare.rps}; ${bare.rounds.join(', ')}`, 'floor', ''],
+    ['/healthz (health port): requests/s (best; rounds)', `${healthz.rps}; ${healthz.rounds.join(', ')}`, '', ''],
+    ['/healthz / bare (best rounds)', ratio, `≥ ${TARGETS.healthzRatio}`, ratio >= TARGETS.healthzRatio ? 'PASS' : 'MISS'],
     ['/pods (read-only): requests/s; p50 ms', `${pods.rps}; ${pods.p50Ms}`, 'info', ''],
     ['/pods p99 ms', pods.p99Ms, `≤ ${TARGETS.podsP99Ms}`, pods.p99Ms !== null && pods.p99Ms <= TARGETS.podsP99Ms ? 'PASS' : 'MISS'],
     ['/stats/summary (read-only): requests/s; p50 ms', `${summary.rps}; ${summary.p50Ms}`, 'info', ''],
@@ -237,7 +248,7 @@ async function main() {
     ['manifest edit → restarted, under load p50 / max ms', `${loaded.p50} / ${loaded.max}`, '', ''],
     ['under load / unloaded (p50)', syncRatio, `≤ ${TARGETS.syncRatio}`, syncRatio <= TARGETS.syncRatio ? 'PASS' : 'MISS'],
     ['load during the edits: /pods, /stats/summary requests/s', `${podsLoad.rps}, ${summaryLoad.rps}`, 'info', ''],
-    ['non-2xx or socket errors (all wrk runs)', [bare, healthz, pods, summary, podsLoad, summaryLoad].reduce((a, r) => a + r.non2xx + r.socketErrors, 0), '0', ''],
+    ['non-2xx or socket errors (all wrk runs)', [...bareRuns, ...healthzRuns, pods, summary, podsLoad, summaryLoad].reduce((a, r) => a + r.non2xx + r.socketErrors, 0), '0', ''],
   ];
   console.log(`\nnode HTTP surface, ${opts.pods} pods (up in ${round3(upMs)} ms), wrk -t1 -c${WRK_CONNECTIONS} -d${opts.duration}s (${meta.cores} cores, ${meta.cpuModel})`);
   console.log(table(['measure', 'value', 'target', 'verdict'], rows));

@@ -1,15 +1,15 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1 --max-opt=1 --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1 --expose-gc
 // The line above is the agent's memory tuning, for every start through this
 // file as an executable (the systemd unit's /usr/bin/agent, npm's bin link).
 // V8's young generation otherwise grows to 32 MB during a burst of pod starts
 // and keeps it; glibc otherwise gives each thread its own malloc arena and
 // keeps freed memory (the brk heap held ~16 MiB, half of it free). Measured
 // with 110 pods (bench/pods.mjs reads the line from here): ~77 MiB RSS instead
-// of ~113 MiB, CPU unchanged within noise. --max-opt=1 stops at V8's baseline
-// compiler (Sparkplug): the agent waits on the runtime far more than it
-// computes, and without TurboFan the node binary's optimizing compiler stays
-// unpaged, optimized code and compiler zones are not allocated: ~4-5 MB less
-// RSS, with the agent's CPU for a 110-pod batch unchanged within noise.
+// of ~113 MiB, CPU unchanged within noise. V8's optimizing compiler stays on:
+// capping it at the baseline compiler (--max-opt=1) saved ~4-5 MB of RSS but
+// made the node servers' HTTP paths 4x slower (bench/node-server.mjs: /healthz
+// 4 100 instead of ~20 000 requests/s), and a node agent answers scrapers and
+// the API server's log/exec traffic all day.
 // --expose-gc lets the agent collect a burst's garbage once the burst is over
 // (src/heap/after-burst.ts). (--optimize-for-size lowered the steady-state
 // RSS by a few MB but made every 110-pod batch ~15 % slower: not used.)

@@ -32,7 +32,7 @@ export interface NodeServersInput {
   readonly reviews: { readonly tokenReview: TokenReviewer; readonly accessReview: AccessReviewer } | undefined;
 }
 
-const NO_PODS: Pick<StatusStore, 'all'> = { all: () => [] };
+const NO_PODS: Pick<StatusStore, 'all' | 'version'> = { all: () => [], version: 0 };
 
 /** The components serving 10255 and 10250 (and the stats provider), in start order. */
 export async function wireNodeServers(i: NodeServersInput): Promise<Component[]> {

@@ -92,7 +92,7 @@ export function createWorkerLane<J, O>(opts: WorkerLaneOptions): WorkerLane<J, O
   function startWorker(): Worker {
     const w = new Worker(opts.script, {
       resourceLimits: { maxOldGenerationSizeMb: opts.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-      // The agent's own flags (--max-opt, --expose-gc) are not the worker's business.
+      // The agent's own flags (--max-semi-space-size, --expose-gc) are not the worker's business.
       execArgv: [],
       stdout: false,
       stderr: false,

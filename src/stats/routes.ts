@@ -13,15 +13,29 @@ export function parseGoBool(v: string): boolean | undefined {
   return undefined;
 }
 
-function send(ctx: RouteContext, code: number, contentType: string, body: string): void {
+function send(ctx: RouteContext, code: number, contentType: string, body: string | Buffer): void {
   ctx.res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   ctx.res.end(body);
 }
 
 const text = (ctx: RouteContext, code: number, msg: string): void => send(ctx, code, 'text/plain; charset=utf-8', `${msg}\n`);
 
+type Snapshot = NonNullable<ReturnType<StatsProvider['snapshot']>>;
+type Rendering = 'summary' | 'cpuAndMemory' | 'resource' | 'cadvisor';
+
 export function statsRoutes(p: StatsProvider): Route[] {
   const common = { readOnly: true, debugging: false, methods: ['GET'] } as const;
+  // Each snapshot is rendered at most once per form: scrapers and a flood of
+  // /stats/summary then cost a lookup, not a stringify of every pod. Keyed by
+  // the snapshot object, which the provider replaces on each refresh.
+  const rendered = new WeakMap<Snapshot, Map<Rendering, Buffer>>();
+  const render = (snap: Snapshot, form: Rendering, make: () => string): Buffer => {
+    let forms = rendered.get(snap);
+    if (forms === undefined) rendered.set(snap, (forms = new Map()));
+    let body = forms.get(form);
+    if (body === undefined) forms.set(form, (body = Buffer.from(make())));
+    return body;
+  };
   return [
     {
       ...common,
@@ -37,7 +51,8 @@ export function statsRoutes(p: StatsProvider): Route[] {
         }
         const snap = p.snapshot();
         if (snap === undefined) return Promise.resolve(text(ctx, 503, 'stats summary not yet available: the first stats refresh has not completed'));
-        send(ctx, 200, 'application/json', `${JSON.stringify(only ? snap.cpuAndMemory : snap.summary, null, 2)}\n`);
+        const body = render(snap, only ? 'cpuAndMemory' : 'summary', () => `${JSON.stringify(only ? snap.cpuAndMemory : snap.summary, null, 2)}\n`);
+        send(ctx, 200, 'application/json', body);
         return Promise.resolve();
       },
     },
@@ -46,7 +61,7 @@ export function statsRoutes(p: StatsProvider): Route[] {
       path: '/metrics/resource',
       handle(ctx) {
         const snap = p.snapshot();
-        send(ctx, 200, EXPOSITION_CONTENT_TYPE, resourceMetrics(snap?.summary, snap?.scrapeError ?? true));
+        send(ctx, 200, EXPOSITION_CONTENT_TYPE, snap === undefined ? resourceMetrics(undefined, true) : render(snap, 'resource', () => resourceMetrics(snap.summary, snap.scrapeError)));
         return Promise.resolve();
       },
     },
@@ -54,7 +69,8 @@ export function statsRoutes(p: StatsProvider): Route[] {
       ...common,
       path: '/metrics/cadvisor',
       handle(ctx) {
-        send(ctx, 200, EXPOSITION_CONTENT_TYPE, cadvisorMetrics(p.snapshot()));
+        const snap = p.snapshot();
+        send(ctx, 200, EXPOSITION_CONTENT_TYPE, snap === undefined ? cadvisorMetrics(undefined) : render(snap, 'cadvisor', () => cadvisorMetrics(snap)));
         return Promise.resolve();
       },
     },

@@ -12,6 +12,15 @@ export type StatusListener = (uid: string, next: PodWithStatus | undefined, prev
 export class StatusStore {
   private readonly pods = new Map<string, PodWithStatus>();
   private readonly listeners = new Set<StatusListener>();
+  private changes = 0;
+
+  /**
+   * Counts every set and delete: readers that derive something costly from
+   * all() (the servers' serialized /pods answer) rebuild it only when this moved.
+   */
+  get version(): number {
+    return this.changes;
+  }
 
   get(uid: string): PodWithStatus | undefined {
     return this.pods.get(uid);
@@ -24,6 +33,7 @@ export class StatusStore {
   set(uid: string, value: PodWithStatus): void {
     const prev = this.pods.get(uid);
     this.pods.set(uid, value);
+    this.changes++;
     for (const l of this.listeners) l(uid, value, prev);
   }
 
@@ -31,6 +41,7 @@ export class StatusStore {
     const prev = this.pods.get(uid);
     if (!prev) return;
     this.pods.delete(uid);
+    this.changes++;
     for (const l of this.listeners) l(uid, undefined, prev);
   }
 

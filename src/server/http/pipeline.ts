@@ -92,17 +92,23 @@ export async function serveRequest(d: PipelineDeps, req: IncomingMessage, res: S
   // Stop destroys every connection, so the close below is also how a stop reaches the route
   // (one listener per request on a shared stop signal would trip Node's listener-leak warning).
   const ac = new AbortController();
+  // Once the route has returned nobody listens to the signal: aborting it then
+  // would only build an AbortError (a DOMException with a stack trace) per
+  // request, a measurable cost under a scrape flood.
+  let settled = false;
   res.once('close', () => {
-    ac.abort();
+    if (!settled) ac.abort();
     observe(d, { method: req.method ?? 'GET', path: label.path, code: res.statusCode, started, upgrade: '' });
   });
   const a = await admit(d, req, ac.signal, label);
   if ('status' in a) {
+    settled = true;
     reply(res, a);
     return;
   }
   try {
     await a.route.handle({ req, res, url: a.url, user: a.user, signal: ac.signal });
+    settled = true;
     if (!res.writableEnded && !res.destroyed) res.end();
   } catch (err) {
     // A route that fails because its client left or the server stopped is not an error worth a line.

@@ -10,10 +10,11 @@ import type { Route } from '../types.js';
 import { healthzReply } from './healthz-check.js';
 import { readMachineInfo } from './machine-info.js';
 import { podList, runningPodList } from './pods.js';
-import { isRoot, notFound, sendJson, sendText } from './respond.js';
+import { isRoot, notFound, sendJson, sendJsonBody, sendText } from './respond.js';
 
 export interface BasicRouteDeps {
-  status: Pick<StatusStore, 'all'>;
+  /** `version` moves on every change: /pods is serialized once per change, not per request. */
+  status: Pick<StatusStore, 'all' | 'version'>;
   /** undefined when the agent manages no pods (it then never connects to a runtime): /runningpods/ is an empty list. */
   runtime: RuntimeService | undefined;
   liveness: LivenessRegistry;
@@ -28,6 +29,14 @@ export interface BasicRouteDeps {
 }
 
 export function basicRoutes(d: BasicRouteDeps): Route[] {
+  // A scrape loop or a flood of /pods must not cost a sort and a stringify of
+  // every pod per request: the list only changes when the store does.
+  let podsBody: { version: number; body: Buffer } | undefined;
+  const podsJson = (): Buffer => {
+    const version = d.status.version;
+    if (podsBody?.version !== version) podsBody = { version, body: Buffer.from(JSON.stringify(podList(d.status.all()))) };
+    return podsBody.body;
+  };
   return [
     {
       path: '/healthz/',
@@ -44,7 +53,7 @@ export function basicRoutes(d: BasicRouteDeps): Route[] {
       readOnly: true,
       debugging: false,
       methods: ['GET'],
-      handle: async ({ res }) => sendJson(res, 200, podList(d.status.all())),
+      handle: async ({ res }) => sendJsonBody(res, 200, podsJson()),
     },
     {
       path: '/runningpods/',

@@ -3,7 +3,11 @@
 import type { ServerResponse } from 'node:http';
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  sendJsonBody(res, status, JSON.stringify(value));
+}
+
+/** For answers serialized once and sent many times (a Buffer is written without re-encoding). */
+export function sendJsonBody(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'X-Content-Type-Options': 'nosniff',

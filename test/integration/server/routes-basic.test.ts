@@ -74,6 +74,17 @@ describe('basic routes', () => {
     }
   });
 
+  it('/pods follows every change of the store (the answer is serialized once per change)', async () => {
+    const s = await servers();
+    const phases = async () => (JSON.parse((await s.getRo('/pods')).body) as { items: Array<{ status: { phase: string } }> }).items.map((p) => p.status.phase);
+    expect(await phases()).toEqual(['Running']);
+    expect(await phases()).toEqual(['Running']);
+    s.status.set(s.pod.metadata.uid, { pod: s.pod, status: { phase: 'Succeeded', conditions: [], containerStatuses: [] } });
+    expect(await phases()).toEqual(['Succeeded']);
+    s.status.delete(s.pod.metadata.uid);
+    expect(await phases()).toEqual([]);
+  });
+
   it('/runningpods/ lists what the runtime runs; main port only', async () => {
     const s = await servers();
     const r = await s.get('/runningpods/');
