@@ -11,7 +11,7 @@ import type { Component, LivenessRegistry } from './lifecycle/index.js';
 import type { AgentLogger } from './log/index.js';
 import { httpObserver, metricsRoutes, type AgentMetrics } from './metrics/index.js';
 import { authorizeRequest, createAuthenticator, createAuthorizer, type AccessReviewer, type TokenReviewer } from './server/auth/index.js';
-import { createNodeServer } from './server/http/index.js';
+import { createLoadGovernor, createNodeServer } from './server/http/index.js';
 import { logRoutes } from './server/logs/index.js';
 import { basicRoutes } from './server/routes/index.js';
 import { streamingRoutes } from './server/streaming/index.js';
@@ -54,7 +54,9 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
     );
   }
   const observer = httpObserver(i.metrics);
-  components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, log }));
+  // Both node servers share the agent's thread with the sync loop, so they share one governor.
+  const governor = createLoadGovernor();
+  components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, governor, log }));
   if (!cfg.enableServer) return components;
 
   const material = await loadAgentServingMaterial({
@@ -92,6 +94,7 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
       auth: { authenticator, authorize: (r, signal) => authorizeRequest(authorizer, { ...r, nodeName: i.node.name }, signal) },
       enableDebuggingHandlers: cfg.enableDebuggingHandlers,
       observer,
+      governor,
       log,
     }),
   );

@@ -3,3 +3,4 @@
 export { createNodeServer, type NodeServer, type NodeServerOptions } from './server.js';
 export { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './limits.js';
 export type { NodeAuth, ServerLog } from './pipeline.js';
+export { createLoadGovernor, DEFAULT_GOVERNOR, nextHoldMs, type GovernorPolicy, type LoadGovernor } from './governor.js';

@@ -3,11 +3,13 @@
 // request and every Upgrade; never throws (each failure is a status code), and
 // reports each request to the observer exactly once, when its connection or
 // response is done.
+import { setTimeout as delay } from 'node:timers/promises';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { AgentLogger } from '../../log/index.js';
 import type { AuthnRequest, Authenticator, AuthzDecision, HttpObserver, Route, UserInfo } from '../types.js';
+import type { LoadGovernor } from './governor.js';
 import type { ServerLimits } from './limits.js';
 import { certificatePresented, checkBody, matchRoute, parseTarget, upgradeKind } from './match.js';
 
@@ -25,6 +27,8 @@ export interface PipelineDeps {
   readonly auth: NodeAuth | undefined;
   readonly limits: ServerLimits;
   readonly observer: HttpObserver | undefined;
+  /** Holds requests while the agent's thread is saturated (governor.ts); undefined: never held. */
+  readonly governor?: LoadGovernor | undefined;
   readonly log: ServerLog;
 }
 
@@ -100,6 +104,14 @@ export async function serveRequest(d: PipelineDeps, req: IncomingMessage, res: S
     if (!settled) ac.abort();
     observe(d, { method: req.method ?? 'GET', path: label.path, code: res.statusCode, started, upgrade: '' });
   });
+  const hold = d.governor?.holdMs() ?? 0;
+  if (hold > 0) {
+    try {
+      await delay(hold, undefined, { signal: ac.signal });
+    } catch {
+      return; // the client left or the server stopped while the request was held
+    }
+  }
   const a = await admit(d, req, ac.signal, label);
   if ('status' in a) {
     settled = true;

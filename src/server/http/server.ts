@@ -11,6 +11,7 @@ import { waitForAbort } from '../../lifecycle/abort.js';
 import { defineComponent, type Component } from '../../lifecycle/component.js';
 import type { HttpObserver, Route } from '../types.js';
 import { ConnectionTracker } from './connections.js';
+import type { LoadGovernor } from './governor.js';
 import { resolveLimits, type ServerLimits } from './limits.js';
 import { hostPort, listen, listeningAddress } from './listen.js';
 import { visibleRoutes } from './match.js';
@@ -30,6 +31,8 @@ export interface NodeServerOptions {
   enableDebuggingHandlers: boolean;
   limits?: Partial<ServerLimits>;
   observer?: HttpObserver;
+  /** Shared by the node servers of one agent: holds requests while its thread is saturated. */
+  governor?: LoadGovernor;
   log: ServerLog;
 }
 
@@ -61,7 +64,7 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
       return;
     }
     const where = hostPort(o.address, o.port);
-    const deps: PipelineDeps = { server: o.server, routes, auth: o.server === 'main' ? o.auth : undefined, limits, observer: o.observer, log: o.log };
+    const deps: PipelineDeps = { server: o.server, routes, auth: o.server === 'main' ? o.auth : undefined, limits, observer: o.observer, governor: o.governor, log: o.log };
     const tracker = new ConnectionTracker(limits.maxConnectionAgeMs);
     const s = build(o.server === 'main' ? o.tls : undefined, limits);
     wire(s, deps, tracker, o.server === 'main');

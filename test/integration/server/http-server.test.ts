@@ -383,3 +383,19 @@ describe('stop', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('load governor', () => {
+  it('a held request is answered after its hold; one whose client leaves during the hold never reaches its route', async () => {
+    const reached: string[] = [];
+    const held: Route[] = [{ path: '/pods', readOnly: true, debugging: false, methods: ['GET'], handle: async ({ res, url }) => { reached.push(url.search); res.end('pods'); } }];
+    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: held, auth: undefined, enableDebuggingHandlers: false, governor: { holdMs: () => 200 } }, stops);
+    expect(await ask(s.port, '/pods?answered', undefined)).toMatchObject({ status: 200, body: 'pods' });
+    const sock = netConnect(s.port, '127.0.0.1');
+    await once(sock, 'connect');
+    sock.write('GET /pods?left HTTP/1.1\r\nHost: x\r\n\r\n');
+    sock.destroy();
+    await s.observedAtLeast(2);
+    expect(await ask(s.port, '/pods?after', undefined)).toMatchObject({ status: 200 });
+    expect(reached).toEqual(['?answered', '?after']);
+  });
+});

@@ -1,0 +1,70 @@
+// The node servers' share of the agent's one thread. Node answers HTTP on the
+// thread that runs the sync loop, so a client that asks as fast as it can
+// (a closed-loop load, a scrape storm) would take the whole thread and leave
+// the pod workers — and, on a small node, the runtime's own processes —
+// waiting behind it. The governor watches the thread's event-loop
+// utilization and, while it stays above a high-water mark, holds each new
+// request of the node servers a little before answering it: a client that
+// waits for its answers then asks less often, and the sync loop keeps its
+// share. The health port is not governed (its answer is what a supervisor
+// restarts the agent on).
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+export interface GovernorPolicy {
+  /** Utilization of the last window above which the hold grows. */
+  readonly high: number;
+  /** Utilization below which it shrinks. */
+  readonly low: number;
+  /** How often the utilization is looked at (on a request's arrival: no timer). */
+  readonly windowMs: number;
+  /** The longest a request is held. */
+  readonly maxHoldMs: number;
+}
+
+export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.6, low: 0.4, windowMs: 100, maxHoldMs: 50 };
+
+/**
+ * The next hold, from the current one and the last window's utilization:
+ * doubles (from 1 ms) while above `high`, halves while below `low` (to 0 under
+ * half a millisecond), stays in between. Pure.
+ */
+export function nextHoldMs(holdMs: number, utilization: number, p: GovernorPolicy): number {
+  if (utilization > p.high) return Math.min(p.maxHoldMs, Math.max(1, holdMs * 2));
+  if (utilization < p.low) return holdMs / 2 < 0.5 ? 0 : holdMs / 2;
+  return holdMs;
+}
+
+export interface LoadGovernor {
+  /** How long to hold the request arriving now (ms, 0: answer at once). Cheap; called per request. */
+  holdMs(): number;
+}
+
+export interface LoadGovernorOptions {
+  policy?: Partial<GovernorPolicy>;
+  /** Test seams: the utilization source and the clock. */
+  utilization?: (since: EventLoopUtilization | undefined) => EventLoopUtilization;
+  now?: () => number;
+}
+
+/** One per process, shared by the node servers (the thread is shared too). */
+export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
+  const policy = { ...DEFAULT_GOVERNOR, ...o.policy };
+  const elu = o.utilization ?? ((since) => (since === undefined ? performance.eventLoopUtilization() : performance.eventLoopUtilization(since)));
+  const now = o.now ?? (() => performance.now());
+  let mark = elu(undefined);
+  let markAt = now();
+  let hold = 0;
+  return {
+    holdMs() {
+      const t = now();
+      if (t - markAt >= policy.windowMs) {
+        const window = elu(mark);
+        // A long quiet gap says nothing about now: start over rather than hold on old load.
+        hold = t - markAt > policy.windowMs * 10 ? 0 : nextHoldMs(hold, window.utilization, policy);
+        mark = elu(undefined);
+        markAt = t;
+      }
+      return hold;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { createLoadGovernor, DEFAULT_GOVERNOR, nextHoldMs } from '../../../../src/server/http/governor.js';
+
+describe('nextHoldMs', () => {
+  const p = DEFAULT_GOVERNOR;
+  it.each([
+    { hold: 0, u: 0.9, next: 1, why: 'saturated: start holding' },
+    { hold: 1, u: 0.9, next: 2, why: 'still saturated: double' },
+    { hold: 32, u: 0.99, next: 50, why: 'capped at maxHoldMs' },
+    { hold: 50, u: 0.99, next: 50, why: 'stays at the cap' },
+    { hold: 8, u: 0.5, next: 8, why: 'between the marks: keep' },
+    { hold: 8, u: 0.2, next: 4, why: 'quiet: halve' },
+    { hold: 0.75, u: 0.2, next: 0, why: 'under half a millisecond: stop holding' },
+    { hold: 0, u: 0.1, next: 0, why: 'quiet and not holding' },
+  ])('$why', ({ hold, u, next }) => {
+    expect(nextHoldMs(hold, u, p)).toBe(next);
+  });
+});
+
+describe('createLoadGovernor', () => {
+  /** A fake thread: `busy` is the utilization every window reports. */
+  function world() {
+    const w = { t: 0, busy: 0 };
+    const elu = (since: EventLoopUtilization | undefined): EventLoopUtilization =>
+      since === undefined ? { idle: 0, active: 0, utilization: 0 } : { idle: 0, active: 0, utilization: w.busy };
+    return { w, gov: createLoadGovernor({ utilization: elu, now: () => w.t }) };
+  }
+
+  it('looks at the utilization once per window, grows the hold under load and lets go when it passes', () => {
+    const { w, gov } = world();
+    expect(gov.holdMs()).toBe(0);
+    w.busy = 0.95;
+    w.t = 50;
+    expect(gov.holdMs()).toBe(0); // within the first window: not looked at yet
+    const holds: number[] = [];
+    for (let k = 1; k <= 8; k++) {
+      w.t = k * 100;
+      holds.push(gov.holdMs());
+    }
+    expect(holds).toEqual([1, 2, 4, 8, 16, 32, 50, 50]);
+    w.busy = 0.1;
+    w.t = 900;
+    expect(gov.holdMs()).toBe(25);
+  });
+
+  it('starts over after a long quiet gap instead of holding on old load', () => {
+    const { w, gov } = world();
+    w.busy = 0.95;
+    for (let k = 1; k <= 4; k++) {
+      w.t = k * 100;
+      gov.holdMs();
+    }
+    expect(gov.holdMs()).toBe(8);
+    w.t = 60_000;
+    expect(gov.holdMs()).toBe(0);
+  });
+});
