@@ -7,4 +7,5 @@ export { createEventRecorder, EVENT_QUEUE_SIZE, EVENT_RETRY, type EventRecorderO
 export { EventCorrelator, COMBINED_PREFIX, DEFAULT_CORRELATOR_LIMITS, type CorrelateResult, type CorrelatorLimits, type EventPatch } from './correlator.js';
 export { makeEvent, eventName, eventKey, aggregateKey, spamKey, rfc3339 } from './make-event.js';
 export { containerRef, loggingRecorder, nodeRef, NOOP_RECORDER, podRef, type ContainerKind, type PodMeta } from './refs.js';
+export { crashBackOffMessage, goDuration, probeEvent, pulledMessage, type ProbeEventKind } from './messages.js';
 export * as reasons from './reasons.js';

@@ -11,16 +11,16 @@ export interface PodMeta {
   uid: string;
 }
 
-export type ContainerKind = 'regular' | 'init' | 'ephemeral';
+export type ContainerKind = 'container' | 'init' | 'ephemeral';
 
-const FIELD: Record<ContainerKind, string> = { regular: 'containers', init: 'initContainers', ephemeral: 'ephemeralContainers' };
+const FIELD: Record<ContainerKind, string> = { container: 'containers', init: 'initContainers', ephemeral: 'ephemeralContainers' };
 
 export function podRef(pod: PodMeta): EventObjectRef {
   return { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid, apiVersion: 'v1' };
 }
 
 /** `spec.containers{name}` (`spec.initContainers{name}` for an init container), as the kubelet refers to a container. */
-export function containerRef(pod: PodMeta, container: string, kind: ContainerKind = 'regular'): EventObjectRef {
+export function containerRef(pod: PodMeta, container: string, kind: ContainerKind = 'container'): EventObjectRef {
   return { ...podRef(pod), fieldPath: `spec.${FIELD[kind]}{${container}}` };
 }
 
