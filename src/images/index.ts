@@ -6,6 +6,7 @@ import { IMAGE_PULL_BACKOFF, KeyedBackoff } from '../util/backoff.js';
 import { CredentialPlugins, loadProviderConfig } from './credential-plugins.js';
 import { configFileCandidates, credentialLookup } from './credentials.js';
 import { ImageManager, type ImageMetricsSink } from './manager.js';
+import type { EventRecorder } from '../events/index.js';
 
 export { ImageManager, type EnsureResult, type ImageManagerOptions, type ImageUser } from './manager.js';
 
@@ -22,6 +23,8 @@ export interface ImagesInput {
   log: AgentLogger;
   /** Pull timing and sizes (src/metrics' AgentMetrics fits). */
   metrics?: ImageMetricsSink;
+  /** The image events (src/events); none: not recorded. */
+  events?: EventRecorder;
 }
 
 /** Builds the image manager; reads the credential-provider configuration now, so a bad one fails the start. */
@@ -37,5 +40,6 @@ export async function createImageManager(inp: ImagesInput): Promise<ImageManager
     credentials: credentialLookup(candidates, plugins, credLog),
     log: inp.log.child({ component: 'images' }),
     ...(inp.metrics ? { metrics: inp.metrics } : {}),
+    ...(inp.events ? { events: inp.events } : {}),
   });
 }

@@ -11,6 +11,7 @@ import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/types.js
 import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';
 import { Semaphore, TokenBucket } from '../util/rate-limit.js';
+import { NOOP_RECORDER, pulledMessage, type EventObjectRef, type EventRecorder } from '../events/index.js';
 
 export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
 
@@ -33,6 +34,8 @@ export interface ImageRequest {
   backoffKey: string;
   /** The pod's sandbox configuration, handed to the runtime with the pull. */
   sandbox: PodSandboxConfig;
+  /** The container the image is for: the events' object (none: no events). */
+  ref?: EventObjectRef;
 }
 
 /** A place the caller holds that must not be held through a pull (util/rate-limit.ts SlotHold fits). */
@@ -54,6 +57,8 @@ export interface ImageManagerOptions {
   now?: () => number;
   /** Pull timing (src/metrics' AgentMetrics fits); absent: no metrics and no size lookup. Synchronous, must not throw. */
   metrics?: ImageMetricsSink;
+  /** Pulling, Pulled, Failed, BackOff, ErrImageNeverPull, InspectFailed events, as the kubelet's image manager records them. */
+  events?: EventRecorder;
 }
 
 /** The kubelet's image_pull_duration_seconds: a successful pull's seconds and the image's size when the runtime says it. */
@@ -103,26 +108,45 @@ export class ImageManager {
    */
   async ensure(req: ImageRequest, signal: AbortSignal, held?: Releasable): Promise<EnsureResult> {
     const { image, policy, backoffKey, sandbox } = req;
-    if (!VALID_IMAGE.test(image)) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": invalid reference format` };
+    const ev = (type: 'Normal' | 'Warning', reason: string, message: string): void => (req.ref ? (this.opts.events ?? NOOP_RECORDER).event(req.ref, type, reason, message) : undefined);
+    if (!VALID_IMAGE.test(image)) {
+      const message = `Failed to apply default image tag "${image}": invalid reference format`;
+      ev('Warning', 'InspectFailed', message);
+      return { ok: false, reason: 'InvalidImageName', message };
+    }
     const ref = withDefaultTag(image);
     if (policy !== 'Always') {
       const known = this.present.get(ref);
-      if (known !== undefined && this.now() - known.at < PRESENT_TTL_MS) return { ok: true, imageRef: known.imageRef, pulled: false, ...(known.user ? { user: known.user } : {}) };
+      if (known !== undefined && this.now() - known.at < PRESENT_TTL_MS) {
+        ev('Normal', 'Pulled', `Container image "${image}" already present on machine`);
+        return { ok: true, imageRef: known.imageRef, pulled: false, ...(known.user ? { user: known.user } : {}) };
+      }
       const present = await this.opts.images.imageStatus(ref, signal);
       if (present) {
         const user = userOf(present);
         this.remember(ref, present.id, user);
+        ev('Normal', 'Pulled', `Container image "${image}" already present on machine`);
         return { ok: true, imageRef: present.id, pulled: false, user };
       }
-      if (policy === 'Never') return { ok: false, reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
+      if (policy === 'Never') {
+        const message = `Container image "${image}" is not present with pull policy of Never`;
+        ev('Warning', 'ErrImageNeverPull', message);
+        return { ok: false, reason: 'ErrImageNeverPull', message };
+      }
     }
     const key = `${backoffKey}/${ref}`;
     if (this.opts.backoff.inBackoffSinceUpdate(key)) {
-      return { ok: false, reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
+      const message = `Back-off pulling image "${image}"`;
+      ev('Normal', 'BackOff', message);
+      return { ok: false, reason: 'ImagePullBackOff', message };
     }
     held?.release();
+    ev('Normal', 'Pulling', `Pulling image "${image}"`);
+    const began = this.now();
     try {
-      const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      const pulled = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      const imageRef = pulled.id;
+      ev('Normal', 'Pulled', pulledMessage(image, pulled.ms, this.now() - began));
       // The pull answers with the image's ID only: its user is asked for when a container needs it (user()).
       this.remember(ref, imageRef, undefined);
       this.opts.backoff.reset(key);
@@ -131,6 +155,7 @@ export class ImageManager {
       if (signal.aborted) throw e;
       this.opts.backoff.next(key);
       const message = `Failed to pull image "${image}": ${(e as Error).message}`;
+      ev('Warning', 'Failed', message);
       this.opts.log.warn('Failed to pull image', { image, err: e });
       return { ok: false, reason: 'ErrImagePull', message };
     }
@@ -179,7 +204,8 @@ export class ImageManager {
     }
   }
 
-  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {
+  /** The image's ID and how long the pull itself took (ms, without the wait for a slot). */
+  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<{ id: string; ms: number }> {
     if (this.bucket && !this.bucket.tryTake()) throw new Error('pull QPS exceeded');
     const auths = await this.opts.credentials(ref);
     const started = Date.now();
@@ -190,7 +216,7 @@ export class ImageManager {
         const durationMs = Date.now() - started;
         this.opts.log.info('Pulled image', { image: ref, imageRef: id, durationMs, withCredentials: auth !== undefined });
         if (this.opts.metrics) this.opts.metrics.imagePull(durationMs / 1000, await this.sizeOf(id, signal));
-        return id;
+        return { id, ms: durationMs };
       } catch (e) {
         if (signal.aborted) throw e;
         lastError = e;

@@ -16,6 +16,7 @@ import { resolvConfReader } from './resolv-conf.js';
 import { createPodCgroups } from './pod-cgroup.js';
 import type { SyncDeps } from './sync-pod.js';
 import type { ProbeResultsView } from '../probes/view.js';
+import type { EventRecorder } from '../events/index.js';
 
 export { createPodManager, type PodManager, type PodManagerOptions } from './sync-loop.js';
 export { RELIST_WAIT_MS } from './pod-cache.js';
@@ -37,6 +38,8 @@ export interface SyncDepsInput {
   log: AgentLogger;
   /** The prober's verdicts, read by every sync. */
   probes?: ProbeResultsView;
+  /** The pods' events (src/events); none: not recorded. */
+  events?: EventRecorder;
 }
 
 /** The node's allocatable resources as volumes see them (nothing reserved): memory, CPUs, the root directory's filesystem. */
@@ -73,6 +76,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
     // SidecarContainers is alpha in 1.28: off unless --feature-gates turns it (or AllAlpha) on.
     sidecars: gates['SidecarContainers'] === true,
     ...(inp.probes ? { probes: inp.probes } : {}),
+    ...(inp.events ? { events: inp.events } : {}),
     sandbox: { dns: { clusterDNS: cfg.clusterDNS, clusterDomain: cfg.clusterDomain, host: hostDns, nodeIPs: [node.ip] }, podLogsDir: '/var/log/pods', cgroupParent: '', podCgroupParent: podCgroups.parentOf, seccompDefault: cfg.seccompDefault },
     podCgroups,
     container: {

@@ -16,6 +16,7 @@ import type { AgentLogger } from '../log/index.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
 import type { PodUpdate } from '../sources/merger.js';
 import { publishPodStatus } from '../status/publish.js';
+import { podRef } from '../events/index.js';
 import type { StatusStore } from '../status/store.js';
 import { isFinished } from './admission.js';
 import { podRefLabels } from './metrics-sink.js';
@@ -201,6 +202,7 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
         opts.sync.images.gc();
         return;
       case 'log':
+        if (c.event) opts.sync.events?.event(podRef(c.event.pod.metadata), 'Warning', c.event.reason, c.event.message);
         return log[c.level](c.msg, c.fields);
     }
   }

@@ -20,6 +20,7 @@ import type { VolumeManager } from '../volumes/index.js';
 import { needsImageUser, SecurityConfigError } from './container-security.js';
 import type { PodCgroups } from './pod-cgroup.js';
 import { runPostStart, runPreStop } from '../hooks/index.js';
+import { containerRef, crashBackOffMessage, podRef, type EventRecorder } from '../events/index.js';
 
 export interface Waiting {
   reason: string;
@@ -62,6 +63,8 @@ export interface SyncDeps {
   podCgroups?: PodCgroups;
   /** Pod start phases and container starts (src/metrics' AgentMetrics fits); absent: nothing recorded. */
   metrics?: PodMetricsSink;
+  /** The kubelet's pod and container events (src/events); absent: none recorded. */
+  events?: EventRecorder;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -94,7 +97,8 @@ interface StopContext {
  * grace period or was killed after it, so a container that ignores SIGTERM is
  * not a silent wait. Blocks for as long as the runtime's stop; throws its error.
  */
-async function stopContainer(ctx: StopContext, c: { id: string; name: string }, gracePeriodSeconds: number, why?: { reason: string; message: string }): Promise<void> {
+async function stopContainer(ctx: StopContext, c: { id: string; name: string; type?: ContainerType }, gracePeriodSeconds: number, why?: { reason: string; message: string }): Promise<void> {
+  if (ctx.observed) ctx.deps.events?.event(containerRef(ctx.observed, c.name, c.type), 'Normal', 'Killing', why?.message ?? `Stopping container ${c.name}`);
   // The preStop hook runs first and shares the grace period: the stop gets what it left.
   const afterHook = await runPreStop(ctx.deps, ctx.observed, c.id, gracePeriodSeconds, ctx.signal);
   const gracePeriod = Math.max(MIN_GRACE_PERIOD_SECONDS, afterHook);
@@ -205,6 +209,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     if (actions.killPod) {
       if (observed.sandboxes.some((s) => s.ready) || observed.containers.some((c) => c.state === 'RUNNING')) {
         log.info('Stopping pod sandbox and containers', { reason: actions.createSandbox ? 'sandbox must be recreated' : 'pod has nothing left to run' });
+        if (actions.createSandbox && actions.sandboxAttempt > 0) deps.events?.event(podRef(pod.metadata), 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
       }
       await killAll(sync, observed, grace);
     } else {
@@ -214,6 +219,7 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
     // Volumes are ready before any container starts (the kubelet's WaitForAttachAndMount); until then every container that would start waits.
     const volumes = deps.volumes && (await deps.volumes.setUp(pod, signal));
     if (volumes && !volumes.ready) {
+      deps.events?.event(podRef(pod.metadata), 'Warning', 'FailedMount', volumes.message);
       for (const s of actions.containersToStart) result.waiting.set((s.type === 'init' ? pod.spec.initContainers : pod.spec.containers)![s.index]!.name, { reason: 'ContainerCreating', message: volumes.message });
       result.error = volumes.error;
       return result;
@@ -228,7 +234,10 @@ export async function syncPod(pod: Pod, observed: ObservedPod, deps: SyncDeps, s
       await mkdir(sandbox.config.logDirectory, { recursive: true });
       await deps.podCgroups?.ensure(pod);
       await sync.slot.hold(SANDBOX_STEP, sync.signal);
-      sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal);
+      sandbox.id = await deps.runtime.runPodSandbox(sandbox.config, pod.spec.runtimeClassName ?? '', signal).catch((e: unknown) => {
+        if (!signal.aborted) deps.events?.event(podRef(pod.metadata), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
+        throw e;
+      });
       // A host-network pod has the node's IP; only a pod network's IP needs asking for.
       sandbox.podIP = pod.spec.hostNetwork ? '' : (await deps.runtime.podSandboxStatus(sandbox.id, signal)).ip;
       log.info('Created pod sandbox', { sandbox: sandbox.id, attempt: actions.sandboxAttempt });
@@ -258,6 +267,7 @@ async function startContainers(sync: PodSync, sandbox: SandboxFacts): Promise<vo
       const finishedMs = Number(prev.finishedAt / NS_PER_MS);
       if (deps.crashBackoff.inBackoffSince(key, finishedMs)) {
         const wait = deps.crashBackoff.remaining(key, finishedMs);
+        deps.events?.event(containerRef(pod.metadata, spec.name, s.type), 'Warning', 'BackOff', crashBackOffMessage(spec.name, pod.metadata));
         result.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(deps.crashBackoff.current(key) / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})` });
         result.retryAfterMs = Math.min(result.retryAfterMs ?? Infinity, wait);
         continue;
@@ -272,8 +282,10 @@ async function startContainers(sync: PodSync, sandbox: SandboxFacts): Promise<vo
 async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: ContainerSpec; type: ContainerType; restartCount: number }): Promise<void> {
   const { pod, deps, result, signal, log } = sync;
   const { spec } = c;
-  const image = await deps.images.ensure({ image: spec.image, policy: spec.imagePullPolicy, backoffKey: pod.metadata.uid, sandbox: sandbox.config }, signal, sync.slot);
+  const ref = containerRef(pod.metadata, spec.name, c.type);
+  const image = await deps.images.ensure({ image: spec.image, policy: spec.imagePullPolicy, backoffKey: pod.metadata.uid, sandbox: sandbox.config, ref }, signal, sync.slot);
   if (!image.ok) {
+    deps.events?.event(ref, 'Warning', 'Failed', `Error: ${image.reason}`);
     result.waiting.set(spec.name, { reason: image.reason, message: image.message });
     return;
   }
@@ -292,6 +304,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     id = await deps.runtime.createContainer(sandbox.id, config, sandbox.config, signal);
   } catch (e) {
     if (signal.aborted) throw e;
+    deps.events?.event(ref, 'Warning', 'Failed', `Error: ${(e as Error).message}`);
     if (e instanceof ContainerConfigError || e instanceof SecurityConfigError) {
       result.waiting.set(spec.name, { reason: e.reason, message: e.message });
       return;
@@ -301,15 +314,18 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
     result.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
     return;
   }
+  deps.events?.event(ref, 'Normal', 'Created', `Created container ${spec.name}`);
   const metricType = c.type === 'init' ? 'init_container' : 'container';
   try {
     await deps.runtime.startContainer(id, signal);
+    deps.events?.event(ref, 'Normal', 'Started', `Started container ${spec.name}`);
     log.info('Started container', { container: spec.name, containerID: id, restartCount: c.restartCount, imagePulled: image.pulled });
     deps.metrics?.containerStart(metricType, undefined);
     deps.metrics?.podStartPhase(podRefLabels(pod), 'containers');
   } catch (e) {
     if (signal.aborted) throw e;
     deps.metrics?.containerStart(metricType, startErrorCode(e));
+    deps.events?.event(ref, 'Warning', 'Failed', `Error: ${(e as Error).message}`);
     result.waiting.set(spec.name, { reason: 'RunContainerError', message: (e as Error).message });
     return;
   }
@@ -317,6 +333,7 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   if (spec.lifecycle?.postStart) sync.slot.release();
   const hookFailed = await runPostStart(deps, { pod, spec, containerId: id, podIP: sandbox.podIP !== '' ? sandbox.podIP : deps.hostIP }, signal);
   if (hookFailed) {
+    deps.events?.event(ref, 'Warning', 'FailedPostStartHook', 'PostStartHook failed');
     // As the kubelet: the container is killed and restarts per restartPolicy.
     await stopContainer(sync, { id, name: spec.name }, pod.spec.terminationGracePeriodSeconds, { reason: 'FailedPostStartHook', message: hookFailed.message });
     result.waiting.set(spec.name, { reason: hookFailed.reason, message: hookFailed.message });

@@ -81,7 +81,7 @@ export type Command =
   | { readonly kind: 'settled'; readonly changes: number }
   /** The resync's housekeeping: back-off entries and image answers age out. */
   | { readonly kind: 'housekeeping' }
-  | { readonly kind: 'log'; readonly level: 'info' | 'warn'; readonly msg: string; readonly fields: Record<string, unknown> };
+  | { readonly kind: 'log'; readonly level: 'info' | 'warn'; readonly msg: string; readonly fields: Record<string, unknown>; /** Also a Warning event about the pod (an admission rejection). */ readonly event?: { readonly pod: Pod; readonly reason: string; readonly message: string } };
 
 export interface PodRecord {
   /** The admitted spec a source declares. */
@@ -202,7 +202,7 @@ function onUpdate(state: LoopState, u: PodUpdate, finished: ReadonlySet<string>,
     if (!admission.admitted) {
       rec.rejected = u.pod;
       out.push(
-        { kind: 'log', level: 'warn', msg: 'Pod rejected at admission', fields: { pod: podRef(u.pod), podUID: uid, reason: admission.reason, message: admission.message } },
+        { kind: 'log', level: 'warn', msg: 'Pod rejected at admission', fields: { pod: podRef(u.pod), podUID: uid, reason: admission.reason, message: admission.message }, event: { pod: u.pod, reason: admission.reason, message: admission.message } },
         { kind: 'set-status', pod: u.pod, status: rejectedStatus(admission) },
       );
       return;

@@ -13,6 +13,7 @@ import type { RuntimeService } from '../cri/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import type { AgentLogger } from '../log/index.js';
+import type { EventRecorder } from '../events/index.js';
 import type { Container, Pod } from '../pod-model/pod-types.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
 import { ProbeCounters, ProbeTiming } from './metrics.js';
@@ -29,6 +30,8 @@ export interface ProberOptions {
   /** A verdict of one of the pod's containers changed: its sync must act on it. Called synchronously; must not block. */
   readonly onChange: (uid: string) => void;
   readonly clock?: ProbeClock;
+  /** Unhealthy and ProbeWarning events (src/events); none: not recorded. */
+  readonly events?: EventRecorder;
 }
 
 export interface Prober extends Component, ProbeResultsView {
@@ -137,6 +140,7 @@ export function createProber(opts: ProberOptions): Prober {
       timing,
       clock,
       log,
+      ...(opts.events ? { events: opts.events } : {}),
     };
     const worker = new ProbeWorker(labels, probeOf(c, kind)!, host);
     const controller = new AbortController();

@@ -5,6 +5,7 @@
 // by the prober manager (manager.ts), which starts it with a signal and
 // aborts that signal when its container or pod goes; nothing runs after.
 import type { AgentLogger } from '../log/index.js';
+import { containerRef, probeEvent, type EventRecorder } from '../events/index.js';
 import type { Probe } from '../pod-model/pod-types.js';
 import type { ActionTarget } from './action.js';
 import type { HttpResult } from './http.js';
@@ -36,6 +37,8 @@ export interface WorkerHost {
   readonly timing: ProbeTiming;
   readonly clock: ProbeClock;
   readonly log: AgentLogger;
+  /** Unhealthy and ProbeWarning events (src/events); none: not recorded. */
+  readonly events?: EventRecorder;
 }
 
 export class ProbeWorker {
@@ -109,6 +112,12 @@ export class ProbeWorker {
     return { probeType: l.kind, pod: `${l.namespace}/${l.pod}`, podUID: l.podUID, container: l.container };
   }
 
+  private event(verdict: 'failed' | 'warning' | 'errored', output: string): void {
+    const l = this.labels;
+    const e = probeEvent(l.kind, verdict, output);
+    this.host.events?.event(containerRef({ namespace: l.namespace, name: l.pod, uid: l.podUID }, l.container), e.type, e.reason, e.message);
+  }
+
   /** One tick (the kubelet's doProbe): false when the worker should end. */
   private async doProbe(signal: AbortSignal): Promise<boolean> {
     const { obs, podIP, ports } = this.host.observe();
@@ -123,10 +132,12 @@ export class ProbeWorker {
       if (signal.aborted) return false;
       // A prober error (the runtime could not exec, a port name not found): no verdict, as the kubelet throws the result away.
       this.host.log.v(1)?.info('Probe errored', { ...this.fields(), containerID: containerId, err: e });
+      this.event('errored', (e as Error).message);
       return true;
     }
     if (signal.aborted || this.state.containerId !== containerId) return !signal.aborted;
     this.host.counters.inc(this.labels, r.result === 'failure' ? 'failed' : 'successful');
+    if (r.result !== 'success') this.event(r.result === 'failure' ? 'failed' : 'warning', r.output);
     if (r.result === 'failure') this.host.log.info('Probe failed', { ...this.fields(), containerID: containerId, reason: 'Unhealthy', output: r.output });
     else if (r.result === 'warning') this.host.log.warn('Probe warning', { ...this.fields(), containerID: containerId, reason: 'ProbeWarning', output: r.output, ...(r.offHostRedirect ? { location: r.offHostRedirect } : {}) });
     this.host.apply(afterProbe(this.state, this.labels.kind, this.spec, r.result === 'failure' ? 'failure' : 'success'));
