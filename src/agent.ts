@@ -30,6 +30,7 @@ import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
 import { createAgentMetrics, instrumentRuntime, type AgentMetrics } from './metrics/index.js';
 import type { RuntimeService } from './cri/types.js';
 import { wireNodeServers } from './serve.js';
+import { loggingRecorder, type EventRecorder } from './events/index.js';
 
 export interface RunAgentOptions {
   readonly resolved: ResolvedConfig;
@@ -115,7 +116,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
 
     const liveness = new LivenessRegistry();
     const metrics = createAgentMetrics({ log: log.child({ component: 'pods' }) });
-    wing = await wirePods(opts.resolved, log, liveness, metrics, controller.signal);
+    // Standalone, events have nowhere to go: the kubelet drops them; the agent logs them at -v=4.
+    const events = loggingRecorder(log.child({ component: 'events' }));
+    wing = await wirePods(opts.resolved, log, liveness, metrics, events, controller.signal);
     if (cfg.runOnce) return await runOnce(wing, controller, log);
     const servers = await wireNodeServers({
       resolved: opts.resolved,
@@ -198,7 +201,7 @@ interface PodWing {
  * manager, sources → merger → pod manager ⇄ PLEG, status store. Undefined
  * when no pod source is configured: the agent then never connects to the runtime.
  */
-async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, metrics: AgentMetrics, signal: AbortSignal): Promise<PodWing | undefined> {
+async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, metrics: AgentMetrics, events: EventRecorder, signal: AbortSignal): Promise<PodWing | undefined> {
   const { config: cfg, flags } = r;
   const sources = configuredSourceNames(cfg);
   if (sources.length === 0) {
@@ -223,7 +226,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   // What can still fail (a bad credential provider config, resolv.conf) must not leave the connection open.
   let sync: ReturnType<typeof createSyncDeps>;
   // A changed probe verdict asks the pod's sync to act on it (restart, Ready).
-  const prober = createProber({ runtime, hostIP: node.ip, log: log.child({ component: 'prober' }), onChange: (uid) => manager.probeChanged(uid) });
+  const prober = createProber({ runtime, hostIP: node.ip, log: log.child({ component: 'prober' }), events, onChange: (uid) => manager.probeChanged(uid) });
   try {
     const images = await createImageManager({
       images: runtime,
@@ -233,8 +236,9 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
       providers: { config: flags.imageCredentialProviderConfig, binDir: flags.imageCredentialProviderBinDir },
       log,
       metrics,
+      events,
     });
-    sync = { ...createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober }), metrics };
+    sync = { ...createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober, events }), metrics };
   } catch (e) {
     runtime.close();
     throw e;
