@@ -160,9 +160,11 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
       if (res.outcome !== 'unchanged') lastReport = at;
       if (res.outcome === 'patched') recordConditions(events);
       problems.ok('status', 'Node status updated again');
+      o.onStatusUpdate?.(res.outcome === 'patched' ? 'patched' : 'unchanged');
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       problems.fail('status', 'Unable to update node status', err);
+      o.onStatusUpdate?.('failed');
     }
   }
 

@@ -47,6 +47,8 @@ export interface NodeAgentOptions {
   readonly pressure?: () => NodePressure;
   readonly events?: NodeEventRecorder;
   readonly log: NodeAgentLog;
+  /** Told the outcome of each status update (`unchanged`: nothing sent); for metrics and tests. Must not block or throw. */
+  readonly onStatusUpdate?: (outcome: 'patched' | 'unchanged' | 'failed') => void;
   /** Test seams: the node's OS/arch labels (default Go's spelling of this host's), host facts, clock, abortable wait, intervals. */
   readonly os?: string;
   readonly arch?: string;
