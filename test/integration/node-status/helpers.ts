@@ -11,6 +11,7 @@ import type { ApiClient } from '../../../src/client/index.js';
 import { loadPlatformConfig } from '../../../src/client/config/index.js';
 import { createRestClient } from '../../../src/client/rest/index.js';
 import { createTransport } from '../../../src/client/transport/index.js';
+import type { RetryPolicy } from '../../../src/client/transport/index.js';
 import type { ConnectionConfig } from '../../../src/client/types.js';
 import { resolveConfig, type ResolvedConfig } from '../../../src/config/resolve.js';
 import type { NodeAgentLog } from '../../../src/node-status/index.js';
@@ -47,9 +48,10 @@ export async function nodeConnection(srv: ServerHandle, ca: ClientCa, nodeName: 
   return { ...admin, token: undefined, tokenFile: undefined, clientCert: ca.issue(nodeName) };
 }
 
-export async function apiClient(connection: ConnectionConfig): Promise<ApiClient> {
+/** `retry` shortens the transport's own retries (5 with back-off up to 5 s) where a test waits for failures. */
+export async function apiClient(connection: ConnectionConfig, retry?: Partial<RetryPolicy>): Promise<ApiClient> {
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const transport = createTransport(connection, { qps: 1000, burst: 1000, eventQps: 1000, eventBurst: 1000, log: quiet });
+  const transport = createTransport(connection, { qps: 1000, burst: 1000, eventQps: 1000, eventBurst: 1000, log: quiet, ...(retry === undefined ? {} : { retry }) });
   const rest = createRestClient({ transport, codec: await loadApiCodec(), contentType: 'application/vnd.platform.protobuf', log: quiet });
   return { connection, transport, rest, close: () => transport.close() };
 }
