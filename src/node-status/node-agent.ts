@@ -84,8 +84,10 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
     const desired = desiredNode();
     try {
       const build = await gather(signal);
-      const { status, events } = build({}, now());
+      const at = now();
+      const { status, events } = build({}, at);
       const created = await nodes.create({ ...desired, status }, { signal });
+      lastReport = at;
       recordConditions(events);
       o.log.info('Successfully registered node', { node: name });
       return { name, uid: uidOf(created) ?? '' };
