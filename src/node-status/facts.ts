@@ -7,15 +7,15 @@
 import { effectiveMaxPods } from '../config/effective.js';
 import { parseCpuSet } from '../config/values/cpuset.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { Image, ImageService, RuntimeService, VersionInfo } from '../cri/types.js';
+import type { Image, ImageService, RuntimeCondition, RuntimeService, VersionInfo } from '../cri/types.js';
 import { hostNetwork, nodeAddresses, type HostNetwork } from '../node/addresses.js';
 import { onlineCpuCount } from '../node/cpus.js';
 import { readHostInfo, type HostInfo } from '../node/host-info.js';
 import { nodeAllocatable, nodeCapacity, nodeReservation } from './resources.js';
 import { statusImages, type StatusFacts } from './status.js';
 
-/** What the node agent needs from the runtime (absent in a pod-less agent). */
-export type NodeRuntime = Pick<RuntimeService, 'version'> & Pick<ImageService, 'listImages'>;
+/** What the node agent needs from the runtime (absent in a pod-less agent); with `status`, its conditions feed Ready. */
+export type NodeRuntime = Pick<RuntimeService, 'version'> & Pick<ImageService, 'listImages'> & Partial<Pick<RuntimeService, 'status'>>;
 
 export interface HostFacts {
   readonly host: HostInfo;
@@ -39,6 +39,8 @@ export interface NodePressure {
 export interface RuntimeFacts {
   readonly version: VersionInfo | undefined;
   readonly images: readonly Image[] | undefined;
+  /** The runtime's conditions; undefined when not asked (no status call), null when the call failed. */
+  readonly conditions: readonly RuntimeCondition[] | null | undefined;
   /** Why the runtime did not answer, for the log. */
   readonly problem: string | undefined;
 }
@@ -47,10 +49,35 @@ const errText = (e: unknown): string => (e instanceof Error ? e.message : String
 
 /** Asks the runtime for its version and images; a failure leaves them undefined. */
 export async function readRuntimeFacts(runtime: NodeRuntime | undefined, signal: AbortSignal): Promise<RuntimeFacts> {
-  if (runtime === undefined) return { version: undefined, images: undefined, problem: undefined };
-  const [v, i] = await Promise.allSettled([runtime.version(signal), runtime.listImages(signal)]);
-  const problem = v.status === 'rejected' ? errText(v.reason) : i.status === 'rejected' ? errText(i.reason) : undefined;
-  return { version: v.status === 'fulfilled' ? v.value : undefined, images: i.status === 'fulfilled' ? i.value : undefined, problem };
+  if (runtime === undefined) return { version: undefined, images: undefined, conditions: undefined, problem: undefined };
+  const [v, i, c] = await Promise.allSettled([runtime.version(signal), runtime.listImages(signal), runtime.status?.(signal)]);
+  const failed = [v, i, c].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  return {
+    version: v.status === 'fulfilled' ? v.value : undefined,
+    images: i.status === 'fulfilled' ? i.value : undefined,
+    conditions: c.status === 'fulfilled' ? c.value : null,
+    problem: failed === undefined ? undefined : errText(failed.reason),
+  };
+}
+
+/** kubecontainer.RuntimeCondition's %v: `RuntimeReady=false reason:X message:Y`; `<nil>` when absent. */
+const conditionText = (c: RuntimeCondition | undefined): string => (c === undefined ? '<nil>' : `${c.type}=${String(c.status)} reason:${c.reason} message:${c.message}`);
+
+/**
+ * Why the runtime makes the node not ready, in the kubelet's order and words
+ * (runtimeState.runtimeErrors then networkErrors; `health` — the PLEG's — in
+ * between): the status call failing, RuntimeReady or NetworkReady not true.
+ */
+export function runtimeNotReady(conditions: readonly RuntimeCondition[] | null | undefined, health: string | undefined): string[] {
+  const out: string[] = [];
+  if (conditions === null) out.push('container runtime is down');
+  if (health !== undefined) out.push(health);
+  if (conditions === null || conditions === undefined) return out;
+  const runtime = conditions.find((c) => c.type === 'RuntimeReady');
+  const network = conditions.find((c) => c.type === 'NetworkReady');
+  if (runtime?.status !== true) out.push(`container runtime not ready: ${conditionText(runtime)}`);
+  if (network?.status !== true) out.push(`container runtime network not ready: ${conditionText(network)}`);
+  return out;
 }
 
 export interface FactsContext {

@@ -39,9 +39,9 @@ export interface NodeAgentOptions {
   readonly hostname?: string;
   /** The agent's version (nodeInfo.kubeletVersion). */
   readonly version: string;
-  /** Version and images for nodeInfo and status.images; absent: neither is reported. */
+  /** Version and images for nodeInfo and status.images, and its status (RuntimeReady/NetworkReady, or the call failing) for Ready; absent: none of these is reported. */
   readonly runtime?: NodeRuntime;
-  /** Why the node is not ready (runtime down, PLEG unhealthy: the liveness registry's message); undefined when ready. Called once per status update; must not block. */
+  /** Why the node is not ready besides the runtime's own conditions (the PLEG: "PLEG is not healthy: <reason>"); undefined when healthy. Called once per status update; must not block. */
   readonly health?: () => string | undefined;
   /** The eviction manager's view; absent: no pressure. Called once per status update. */
   readonly pressure?: () => NodePressure;
