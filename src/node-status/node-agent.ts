@@ -9,7 +9,9 @@
 // `registered()` resolves then. From there the lease heartbeat runs
 // (NodeLeaseController, the Node as owner) and the status is updated at once
 // and every --node-status-update-frequency: sent when it changed, else every
-// nodeStatusReportFrequency. A failing API server is logged once per problem
+// nodeStatusReportFrequency; an update with nothing to say, judged against the
+// node the server last returned, sends no request (after a failure the next
+// update reads the node again). A failing API server is logged once per problem
 // (and once when it recovers); nothing here throws to the owner. On abort the
 // loop and the heartbeat stop and run() settles; no timer is left.
 import { isAlreadyExists } from '../api/errors.js';
@@ -28,6 +30,9 @@ import type { NodeAgent, NodeAgentOptions, NodeRef } from './types.js';
 
 /** The kubelet's registerWithAPIServer back-off. */
 export const REGISTER_BACKOFF = { initialMs: 100, maxMs: 7_000 } as const;
+
+/** One update's facts, applied over the node the server holds at time `at`. */
+type StatusBuilder = (current: Record<string, unknown>, at: number) => { status: Record<string, unknown>; events: Array<{ reason: string }> };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -62,6 +67,8 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
   let resolveRegistered!: (ref: NodeRef) => void;
   const registered = new Promise<NodeRef>((resolve) => (resolveRegistered = resolve));
   let lastReport = Number.NEGATIVE_INFINITY;
+  /** The node as the server last returned it (create, GET or patch answer); undefined after a failure. */
+  let lastNode: ApiObject | undefined;
 
   const record = (reason: string, message: string): void => o.events?.event({ kind: 'Node', name, uid: name }, 'Normal', reason, message);
   const recordConditions = (events: ReadonlyArray<{ reason: string }>): void => {
@@ -69,7 +76,7 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
   };
 
   /** Builds the node's status over `current` from facts gathered now. */
-  async function gather(signal: AbortSignal): Promise<(current: Record<string, unknown>, at: number) => { status: Record<string, unknown>; events: Array<{ reason: string }> }> {
+  async function gather(signal: AbortSignal): Promise<StatusBuilder> {
     const [host, rt] = await Promise.all([readHost(), readRuntimeFacts(o.runtime, signal)]);
     if (rt.problem !== undefined) problems.fail('runtime', 'Unable to read the runtime version or images for the node status', rt.problem);
     else problems.ok('runtime', 'Read the runtime version and images for the node status again');
@@ -88,6 +95,7 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
       const { status, events } = build({}, at);
       const created = await nodes.create({ ...desired, status }, { signal });
       lastReport = at;
+      lastNode = created;
       recordConditions(events);
       o.log.info('Successfully registered node', { node: name });
       return { name, uid: uidOf(created) ?? '' };
@@ -138,33 +146,52 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
     }
   }
 
+  /**
+   * The node with the agent's status over `current`, or undefined when there
+   * is nothing to say: status unchanged (heartbeats aside), os/arch labels in
+   * place, and the last report younger than nodeStatusReportFrequency.
+   */
+  function nextNode(current: Record<string, unknown>, build: StatusBuilder, at: number): { node: Record<string, unknown>; events: Array<{ reason: string }> } | undefined {
+    const built = build(current, at);
+    const meta = isRecord(current['metadata']) ? current['metadata'] : {};
+    const labels = isRecord(meta['labels']) ? meta['labels'] : {};
+    const want = desiredNode().metadata.labels;
+    const labelsMissing = labels[LABEL_OS] !== want[LABEL_OS] || labels[LABEL_ARCH] !== want[LABEL_ARCH];
+    if (!labelsMissing && !nodeStatusChanged(current['status'], built.status) && at < lastReport + reportMs) return undefined;
+    const nextMeta = labelsMissing ? { ...meta, labels: { ...labels, [LABEL_OS]: want[LABEL_OS], [LABEL_ARCH]: want[LABEL_ARCH] } } : meta;
+    return { node: { ...current, metadata: nextMeta, status: built.status }, events: built.events };
+  }
+
   async function updateStatus(signal: AbortSignal): Promise<void> {
     let events: Array<{ reason: string }> = [];
     try {
       const build = await gather(signal);
       const at = now();
+      // Nothing to say against the node the server last returned: no request at
+      // all (the kubelet GETs every time; skipping it keeps an idle node at the
+      // lease's 6 requests a minute plus a report every 5 minutes).
+      if (lastNode !== undefined && nextNode(lastNode, build, at) === undefined) {
+        o.onStatusUpdate?.('unchanged');
+        return;
+      }
       const res = await updateNodeStatus(
         nodes,
         name,
         (current) => {
-          const built = build(current, at);
-          const meta = isRecord(current['metadata']) ? current['metadata'] : {};
-          const labels = isRecord(meta['labels']) ? meta['labels'] : {};
-          const want = desiredNode().metadata.labels;
-          const labelsMissing = labels[LABEL_OS] !== want[LABEL_OS] || labels[LABEL_ARCH] !== want[LABEL_ARCH];
-          if (!labelsMissing && !nodeStatusChanged(current['status'], built.status) && at < lastReport + reportMs) return undefined;
-          events = built.events;
-          const nextMeta = labelsMissing ? { ...meta, labels: { ...labels, [LABEL_OS]: want[LABEL_OS], [LABEL_ARCH]: want[LABEL_ARCH] } } : meta;
-          return { ...current, metadata: nextMeta, status: built.status };
+          const next = nextNode(current, build, at);
+          events = next?.events ?? [];
+          return next?.node as ApiObject | undefined;
         },
         { log: quiet, signal },
       );
+      lastNode = res.object;
       if (res.outcome !== 'unchanged') lastReport = at;
       if (res.outcome === 'patched') recordConditions(events);
       problems.ok('status', 'Node status updated again');
       o.onStatusUpdate?.(res.outcome === 'patched' ? 'patched' : 'unchanged');
     } catch (err) {
       if (signal.aborted) throw signal.reason;
+      lastNode = undefined;
       problems.fail('status', 'Unable to update node status', err);
       o.onStatusUpdate?.('failed');
     }

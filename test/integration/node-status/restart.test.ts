@@ -1,7 +1,8 @@
 // The node agent across API server outages (over etcd, so the cluster's state
 // outlives the server process): started while nothing listens, it keeps
 // trying and registers once the server comes up; when the server stops it
-// logs the failing status update once, and when a new server process serves
+// logs the failing status update once (the node turned NotReady meanwhile:
+// something to report), and when a new server process serves
 // the same port and data again the status and the lease resume. The client
 // skips the server certificate check: each server process generates its own.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,6 +53,7 @@ describe.skipIf(skipWithoutEtcd('node agent restart'))('node agent across API se
     }, { maxRetries: 1, initialBackoffMs: 50, maxBackoffMs: 100 });
     const log = recordingLog();
     const updates: string[] = [];
+    let health: string | undefined;
     const agent = createNodeAgent({
       client,
       resolved: await resolved([`--root-dir=${dir}`]),
@@ -60,6 +62,7 @@ describe.skipIf(skipWithoutEtcd('node agent restart'))('node agent across API se
       log,
       host: async () => HOST,
       onStatusUpdate: (u) => void updates.push(u),
+      health: () => health,
       timing: { statusUpdateMs: 200, leaseDurationSeconds: 2, registerBackoff: { initialMs: 50, maxMs: 400 } },
     });
     const ac = new AbortController();
@@ -81,6 +84,8 @@ describe.skipIf(skipWithoutEtcd('node agent restart'))('node agent across API se
 
       await srv.stop();
       srv = undefined;
+      // Something to report while the server is away (an idle node sends nothing but its lease).
+      health = 'PLEG is not healthy: pleg was last seen active 3m0s ago; threshold is 3m0s';
       const failedBefore = updates.filter((u) => u === 'failed').length;
       await until('two failed status updates', async () => (updates.filter((u) => u === 'failed').length >= failedBefore + 2 ? true : undefined));
       expect(log.count(/Unable to update node status/)).toBe(1);
@@ -89,6 +94,8 @@ describe.skipIf(skipWithoutEtcd('node agent restart'))('node agent across API se
       const seen = updates.length;
       await until('a status update after the restart', async () => (updates.slice(seen).some((u) => u !== 'failed') ? true : undefined));
       expect(log.count(/Node status updated again/)).toBe(1);
+      const notReady = conditions((await node()) ?? {}).find((c) => c['type'] === 'Ready');
+      expect(notReady).toMatchObject({ status: 'False', reason: 'AgentNotReady', message: health });
       expect((await node())?.['metadata']).toMatchObject({ uid: ref.uid });
       const lease = async (): Promise<ApiObject | undefined> => {
         const res = await srv?.admin.get('/apis/coordination.platform.io/v1/namespaces/platform-node-lease/leases/nr-1');

@@ -1,7 +1,7 @@
 // The node agent's loop over an in-memory fake of the nodes and leases API:
 // the registration back-off (100 ms doubling to 7 s, the kubelet's), the
-// problem logged once, registered() resolving with the uid, and a stop that
-// leaves nothing running. Waits are recorded, not slept.
+// problem logged once, registered() resolving with the uid, no request from
+// a status update with nothing to say, and a stop that leaves nothing running. Waits are recorded, not slept.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import type { ApiObject } from '../../../src/client/types.js';
@@ -61,8 +61,8 @@ describe('createNodeAgent', () => {
       sleep: async (ms, signal) => {
         waits.push(ms);
         if (signal.aborted) throw signal.reason;
-        // The status loop's first wait (10 s) ends the test.
-        if (ms === 10_000) ac.abort(new Error('done'));
+        // The status loop's third wait (10 s each) ends the test.
+        if (ms === 10_000 && waits.filter((w) => w === 10_000).length === 3) ac.abort(new Error('done'));
         await Promise.resolve();
         if (signal.aborted) throw signal.reason;
       },
@@ -75,9 +75,11 @@ describe('createNodeAgent', () => {
     expect(log.count(/Unable to register node with API server/)).toBe(1);
     expect(log.count(/Node registration done/)).toBe(1);
     expect(f.calls.filter((c) => c === 'create nodes')).toHaveLength(9);
-    // The status cycle ran; nothing new to say right after the create, so nothing was patched.
-    expect(outcomes).toEqual(['unchanged']);
+    // Three status cycles with nothing new to say after the create: no patch, and no
+    // GET either (the one GET of the node is the lease's, for its owner reference).
+    expect(outcomes).toEqual(['unchanged', 'unchanged', 'unchanged']);
     expect(f.calls).not.toContain('patch nodes/n1');
+    expect(f.calls.filter((c) => c === 'get nodes/n1').length).toBeLessThanOrEqual(1);
   });
 
   it('stops while the API server is unreachable: run() settles, registered() stays pending', async () => {
