@@ -62,6 +62,8 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
       registerSchedulable: flags.registerSchedulable,
       providerID: cfg.providerID,
       controllerAttachDetach: cfg.enableControllerAttachDetach,
+      externalCloudProvider: flags.cloudProvider === 'external',
+      nodeIP: flags.nodeIP,
     });
 
   let resolveRegistered!: (ref: NodeRef) => void;

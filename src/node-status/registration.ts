@@ -13,6 +13,10 @@ export const LABEL_BETA_OS = 'beta.platform.io/os';
 export const LABEL_BETA_ARCH = 'beta.platform.io/arch';
 export const ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH = 'volumes.platform.io/controller-managed-attach-detach';
 export const TAINT_UNSCHEDULABLE = 'node.platform.io/unschedulable';
+/** Set at registration with --cloud-provider=external, until the cloud controller initialises the node. */
+export const TAINT_EXTERNAL_CLOUD_PROVIDER = 'node.cloudprovider.platform.io/uninitialized';
+/** With --cloud-provider=external, the --node-ip given, for the cloud controller. */
+export const ANNOTATION_PROVIDED_NODE_IP = 'alpha.platform.io/provided-node-ip';
 
 /**
  * The labels the agent owns on an existing Node (upstream's kubeletLabels):
@@ -48,6 +52,10 @@ export interface RegistrationInput {
   readonly providerID: string;
   /** enableControllerAttachDetach. */
   readonly controllerAttachDetach: boolean;
+  /** --cloud-provider=external. */
+  readonly externalCloudProvider?: boolean;
+  /** --node-ip as given ('' = none); annotated for an external cloud provider. */
+  readonly nodeIP?: string;
 }
 
 export interface NodeObject {
@@ -70,12 +78,16 @@ export function initialNode(i: RegistrationInput): NodeObject {
   for (const [k, v] of Object.entries(i.nodeLabels)) labels[k] = v;
   const taints = i.registerWithTaints.map((t) => ({ key: t.key, ...(t.value === undefined || t.value === '' ? {} : { value: t.value }), effect: t.effect }));
   if (!i.registerSchedulable && !taints.some((t) => t.key === TAINT_UNSCHEDULABLE && t.effect === 'NoSchedule')) taints.push({ key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' });
+  if (i.externalCloudProvider === true) taints.push({ key: TAINT_EXTERNAL_CLOUD_PROVIDER, value: 'true', effect: 'NoSchedule' });
   const spec: NodeObject['spec'] = {};
   if (!i.registerSchedulable) spec.unschedulable = true;
   if (taints.length > 0) spec.taints = taints;
   if (i.providerID !== '') spec.providerID = i.providerID;
   const metadata: NodeObject['metadata'] = { name: i.nodeName, labels };
-  if (i.controllerAttachDetach) metadata.annotations = { [ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' };
+  const annotations: Record<string, string> = {};
+  if (i.controllerAttachDetach) annotations[ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH] = 'true';
+  if (i.externalCloudProvider === true && (i.nodeIP ?? '') !== '') annotations[ANNOTATION_PROVIDED_NODE_IP] = i.nodeIP ?? '';
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   return { apiVersion: 'v1', kind: 'Node', metadata, spec };
 }
 

@@ -43,8 +43,9 @@ export function nodeIPProblem(ip: string): string | undefined {
     if (ip === '0.0.0.0') return "nodeIP can't be an all zeros address";
     return undefined;
   }
-  const w = expandV6(ip.includes('.') ? '::' : ip.toLowerCase());
+  // An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is judged by nobody here; the interface check still applies.
   if (ip.includes('.')) return undefined;
+  const w = expandV6(ip.toLowerCase());
   if (w.every((x, i) => (i === 7 ? x === 1 : x === 0))) return "nodeIP can't be loopback address";
   if (((w[0] ?? 0) & 0xff00) === 0xff00) return "nodeIP can't be a multicast address";
   if (((w[0] ?? 0) & 0xffc0) === 0xfe80) return "nodeIP can't be a link-local unicast address";

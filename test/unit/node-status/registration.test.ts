@@ -31,6 +31,11 @@ describe('initialNode', () => {
     ['--register-with-taints', { registerWithTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const }, { key: 'k', effect: 'NoExecute' as const }] }, { spec: { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'k', effect: 'NoExecute' }] } }],
     ['--register-schedulable=false: unschedulable with the taint', { registerSchedulable: false }, { spec: { unschedulable: true, taints: [{ key: 'node.platform.io/unschedulable', effect: 'NoSchedule' }] } }],
     ['--provider-id', { providerID: 'aws:///us-east-1a/i-1' }, { spec: { providerID: 'aws:///us-east-1a/i-1' } }],
+    [
+      '--cloud-provider=external: the uninitialized taint and the provided node IP',
+      { externalCloudProvider: true, nodeIP: '10.0.0.5' },
+      { metadata: { annotations: { 'alpha.platform.io/provided-node-ip': '10.0.0.5' } }, spec: { taints: [{ key: 'node.cloudprovider.platform.io/uninitialized', value: 'true', effect: 'NoSchedule' }] } },
+    ],
   ])('%s', (_name, over, want) => {
     expect(initialNode({ ...base, ...over })).toMatchObject(want);
   });
