@@ -25,7 +25,7 @@ import { defineComponent } from '../lifecycle/component.js';
 import { readHostFacts, readRuntimeFacts, runtimeNotReady, statusFacts, type HostFacts } from './facts.js';
 import { initialNode, LABEL_ARCH, LABEL_OS, reconcileExistingNode, type NodeObject } from './registration.js';
 import { buildNodeStatus, nodeStatusChanged } from './status.js';
-import { ProblemLog } from './problem-log.js';
+import { ProblemLog, repeatQuietLog } from './problem-log.js';
 import type { NodeAgent, NodeAgentOptions, NodeRef } from './types.js';
 
 /** The kubelet's registerWithAPIServer back-off. */
@@ -211,7 +211,7 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
         nodes,
         nodeName: name,
         leaseDurationSeconds: o.timing?.leaseDurationSeconds ?? cfg.nodeLeaseDurationSeconds,
-        log: o.log,
+        log: repeatQuietLog(o.log),
       });
       heartbeat = lease.run(signal).catch((err: unknown) => {
         if (!signal.aborted) o.log.error('Node lease heartbeat stopped', { node: name, error: err instanceof Error ? err.message : String(err) });

@@ -37,3 +37,23 @@ export class ProblemLog {
     return this.current.has(key);
   }
 }
+
+/**
+ * A ClientLog for a writer that logs each failed try itself (the lease
+ * heartbeat): an error is written when its message or error text differs from
+ * the last one written under that message; repeats go to V(4).
+ */
+export function repeatQuietLog(log: NodeAgentLog): NodeAgentLog {
+  const last = new Map<string, string>();
+  return {
+    info: (msg, fields) => log.info(msg, fields),
+    warn: (msg, fields) => log.warn(msg, fields),
+    error: (msg, fields) => {
+      const error = String(fields?.['error'] ?? '');
+      if (last.get(msg) === error) return void log.v?.(4)?.info(msg, fields);
+      last.set(msg, error);
+      log.error(msg, fields);
+    },
+    ...(log.v === undefined ? {} : { v: (level: number) => log.v?.(level) }),
+  };
+}
