@@ -72,6 +72,8 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   const dirty = new Set<string>();
   const logged = new Set<string>();
   let wake: (() => void) | undefined;
+  /** After stop: the informer's handlers (which cannot be removed) do nothing. */
+  let stopped = false;
 
   const poke = (): void => {
     wake?.();
@@ -95,10 +97,19 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
     poke();
   }
 
-  /** An API pod being deleted that the agent holds no status for: finish it from the API's side. */
+  /**
+   * From the node's informer: a mirror pod appearing takes its static pod's
+   * status at once (not at the next resync); an API pod being deleted that
+   * the agent holds no status for is finished from the API's side.
+   */
   function onApiObject(obj: ApiObject): void {
+    if (stopped) return;
+    if (typeof (metaOf(obj)['annotations'] as Record<string, unknown> | undefined)?.[ANNOTATION_MIRROR] === 'string') {
+      for (const [uid, e] of entries) if (e.pod.metadata.name === nameOf(obj) && e.pod.metadata.namespace === namespaceOf(obj)) dirty.add(uid);
+      poke();
+      return;
+    }
     if (typeof metaOf(obj)['deletionTimestamp'] !== 'string') return;
-    if (typeof (metaOf(obj)['annotations'] as Record<string, unknown> | undefined)?.[ANNOTATION_MIRROR] === 'string') return;
     const uid = uidOf(obj);
     if (uid === undefined || o.status.get(uid) !== undefined || entries.has(uid)) return;
     entries.set(uid, { pod: podOfObject(obj), status: undefined, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
@@ -228,6 +239,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
         });
       }
     } finally {
+      stopped = true;
       signal.removeEventListener('abort', onAbort);
       clearInterval(tick);
       unsubscribe();
