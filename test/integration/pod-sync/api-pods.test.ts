@@ -102,6 +102,17 @@ describe('API pods, pod status, deletion and mirror pods as system:node:node1', 
     await w.until(() => w.object(v1.metadata.name) === undefined, 'the mirror deleted');
   });
 
+  it('a pod rejected at admission gets a Failed status with the reason and message in the API', async () => {
+    const bad = apiPod('sysctl');
+    (bad['spec'] as Record<string, unknown>)['securityContext'] = { sysctls: [{ name: 'kernel.msgmax', value: '1' }] };
+    await podsOf(admin).create(bad);
+    const rejected = await w.until(() => statusOf(w.object('sysctl'))['phase'] === 'Failed' && w.object('sysctl'), 'the rejection in the API');
+    expect(statusOf(rejected)).toMatchObject({ phase: 'Failed', reason: 'SysctlForbidden' });
+    expect(String(statusOf(rejected)['message'])).toContain('kernel.msgmax');
+    await podsOf(admin).delete('sysctl', { gracePeriodSeconds: 0 });
+    await w.until(() => w.object('sysctl') === undefined, 'the rejected pod gone');
+  });
+
   it('an outage of the API server loses no status: the latest is written once it answers again', async () => {
     await podsOf(admin).create(apiPod('batch'));
     await w.until(() => statusOf(w.object('batch'))['phase'] === 'Running', 'batch running');

@@ -16,7 +16,7 @@ import { decodePod } from '../../../src/pod-model/pod-decode.js';
 import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { createPleg } from '../../../src/pleg/generic.js';
 import { createMirrorPods, createPodStatusSync, type NodeRef } from '../../../src/pod-sync/index.js';
-import { createPodManager } from '../../../src/pods/index.js';
+import { createPodManager, createSysctlAllowlist } from '../../../src/pods/index.js';
 import { createApiPodSource } from '../../../src/sources/api.js';
 import { PodConfigMerger } from '../../../src/sources/merger.js';
 import { applyStaticPodDefaults } from '../../../src/sources/static-pod.js';
@@ -98,6 +98,8 @@ export function wire(client: ApiClient, node: NodeRef, opts: { statusResyncMs?: 
     runtimeName: () => 'fake',
     syncFrequencyMs: 60_000,
     maxPods: 110,
+    // The safe set only: a pod asking for an unsafe sysctl is rejected at admission.
+    sysctls: createSysctlAllowlist([]),
     allSourcesSeen: () => merger.allSourcesSeen(),
     requestRelist: () => pleg.kick(),
     onStep: () => notify(),
