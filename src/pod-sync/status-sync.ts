@@ -38,6 +38,12 @@ export interface PodStatusSyncOptions {
    * finished from there. Optional: without it only pods with a status are.
    */
   readonly informer?: Informer;
+  /**
+   * The pod manager's couldHaveRunningContainers: a pod being deleted is
+   * deleted from the API only once this is false. Without it, the status
+   * being dropped from the store is taken as the end.
+   */
+  readonly couldHaveRunningContainers?: (uid: string) => boolean;
   /** Which stored pods to write; default every pod with an API target (API pods, static pods' mirrors). */
   readonly isMirrorOrApi?: (pod: Pod) => boolean;
   readonly log: ClientLog;
@@ -112,9 +118,9 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
     if (typeof metaOf(obj)['deletionTimestamp'] !== 'string') return;
     const uid = uidOf(obj);
     if (uid === undefined || o.status.get(uid) !== undefined || entries.has(uid)) return;
+    // Left to the resync: by then the pod source has handed the pod on, and the
+    // pod manager knows whether it still holds anything of it.
     entries.set(uid, { pod: podOfObject(obj), status: undefined, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
-    dirty.add(uid);
-    poke();
   }
 
   function problem(err: unknown): string {
@@ -136,6 +142,8 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
       entries.delete(uid);
       return;
     }
+    // Still stopping (or about to): finished at a later resync.
+    if (action === 'finish' && o.couldHaveRunningContainers?.(uid) === true) return;
     const server = (current['status'] ?? {}) as ApiObject;
     const ours = action === 'finish' ? finalStatus(e.status, server) : apiStatusOf(e.status ?? ({} as PodStatus));
     if (e.status !== undefined || action === 'finish') await patchPodStatus(pods, { name, uid, oldStatus: server, newStatus: mergedStatus(ours, server) }, signal);

@@ -133,7 +133,7 @@ export function wire(client: ApiClient, node: NodeRef, opts: { statusResyncMs?: 
       notify();
     },
   });
-  const statusSync = createPodStatusSync({ client, status, informer: source.informer, log, ...(opts.statusResyncMs === undefined ? {} : { resyncMs: opts.statusResyncMs }), retryInitialMs: 50 });
+  const statusSync = createPodStatusSync({ client, status, informer: source.informer, couldHaveRunningContainers: (uid) => manager.couldHaveRunningContainers(uid), log, ...(opts.statusResyncMs === undefined ? {} : { resyncMs: opts.statusResyncMs }), retryInitialMs: 50 });
   const mirrors = createMirrorPods({ client, node: async () => node, informer: source.informer, log, retryInitialMs: 50 });
   function feed(name: 'file' | 'api', pods: Pod[]): void {
     manager.applyUpdates(merger.set(name, pods).updates);

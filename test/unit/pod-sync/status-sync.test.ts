@@ -10,7 +10,8 @@ import { applyStrategicMergePatch, schemaForKind, type Json, type JsonObject } f
 import type { ApiClient } from '../../../src/client/index.js';
 import type { ApiObject, DeleteOptions } from '../../../src/client/types.js';
 import type { Pod, PodStatus } from '../../../src/pod-model/pod-types.js';
-import { createPodStatusSync } from '../../../src/pod-sync/status-sync.js';
+import { createPodStatusSync, type PodStatusSyncOptions } from '../../../src/pod-sync/status-sync.js';
+import type { Informer } from '../../../src/client/types.js';
 import { StatusStore } from '../../../src/status/store.js';
 import { testLogger } from '../../helpers/test-logger.js';
 
@@ -94,9 +95,9 @@ afterEach(async () => {
   for (const s of stops.splice(0)) await s();
 });
 
-function start(api: FakePods, store: StatusStore, resyncMs = 60_000) {
+function start(api: FakePods, store: StatusStore, resyncMs = 60_000, more: Partial<PodStatusSyncOptions> = {}) {
   const log = testLogger();
-  const sync = createPodStatusSync({ client: api.client(), status: store, log, resyncMs, retryInitialMs: 10 });
+  const sync = createPodStatusSync({ client: api.client(), status: store, log, resyncMs, retryInitialMs: 10, ...more });
   const ac = new AbortController();
   const run = sync.run(ac.signal);
   stops.push(async () => {
@@ -178,5 +179,23 @@ describe('pod status sync', () => {
     store.delete('ua');
     await api.until(() => api.objects.size === 0, 'the delete');
     expect(api.calls.slice(-3)).toEqual(['get a', 'patch a Failed', 'delete a grace=0 uid=ua']);
+  });
+
+  it('finishes a deleted pod only once the pod manager holds nothing of it, also one it never ran', async () => {
+    const api = new FakePods();
+    api.put('a', 'ua', { deletionTimestamp: '2026-11-24T10:00:00Z' });
+    api.put('never', 'un', { deletionTimestamp: '2026-11-24T10:00:00Z' });
+    const holding = new Set(['ua', 'un']);
+    const informer = { store: { list: () => [...api.objects.values()] }, addHandlers: () => undefined } as unknown as Informer;
+    const store = new StatusStore();
+    start(api, store, 20, { informer, couldHaveRunningContainers: (uid) => holding.has(uid) });
+    store.set('ua', { pod: pod('a', 'ua'), status: st('Running') });
+    store.delete('ua');
+    // Resyncs read both, and leave them while the manager still holds them.
+    await api.until(() => api.calls.filter((c) => c === 'get a').length >= 2 && api.calls.filter((c) => c === 'get never').length >= 2, 'two resyncs');
+    expect(api.objects.size).toBe(2);
+    holding.clear();
+    await api.until(() => api.objects.size === 0, 'both deleted');
+    expect(api.calls.filter((c) => c.startsWith('delete'))).toEqual(expect.arrayContaining(['delete a grace=0 uid=ua', 'delete never grace=0 uid=un']));
   });
 });
