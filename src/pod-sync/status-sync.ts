@@ -18,11 +18,11 @@ import { metaOf, nameOf, namespaceOf, uidOf } from '../client/meta.js';
 import { patchPodStatus } from '../client/node/index.js';
 import type { ApiObject, ClientLog, Informer } from '../client/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
-import { podRef, type Pod, type PodStatus } from '../pod-model/pod-types.js';
-import { ANNOTATION_MIRROR, ANNOTATION_SOURCE } from '../sources/static-pod.js';
+import type { Pod, PodStatus } from '../pod-model/pod-types.js';
+import { ANNOTATION_MIRROR } from '../sources/static-pod.js';
 import type { StatusStore } from '../status/store.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { apiPodAction, apiStatusOf, finalStatus, isMirrorOf, mergedStatus, statusTarget } from './status-decide.js';
+import { apiPodAction, apiStatusOf, finalStatus, isMirrorOf, mergedStatus, statusTarget, type StatusTarget } from './status-decide.js';
 
 /** The kubelet's status manager resync of every pod. */
 export const STATUS_RESYNC_MS = 10_000;
@@ -51,8 +51,16 @@ export interface PodStatusSyncOptions {
   readonly retryInitialMs?: number;
 }
 
+/** Which object a pod's status goes to: its identity and target. */
+interface PodIdentity {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly target: StatusTarget;
+}
+
 interface Entry {
-  pod: Pod;
+  pod: PodIdentity;
   /** The latest status the agent has; undefined for a pod it never ran. */
   status: PodStatus | undefined;
   /** Dropped from the store: the agent is done with the pod. */
@@ -64,11 +72,8 @@ interface Entry {
   failures: number;
 }
 
-/** A pod known only from the API: the status sync needs its identity and source alone. */
-function podOfObject(obj: ApiObject): Pod {
-  const annotations = { ...(metaOf(obj)['annotations'] as Record<string, string> | undefined), [ANNOTATION_SOURCE]: 'api' };
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: nameOf(obj), namespace: namespaceOf(obj), uid: uidOf(obj) ?? '', labels: {}, annotations }, spec: { containers: [] } as unknown as Pod['spec'] };
-}
+const identity = (pod: Pod): PodIdentity => ({ name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid, target: statusTarget(pod) ?? { kind: 'api' } });
+const refOf = (p: PodIdentity): string => `${p.namespace}/${p.name}`;
 
 export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   const resyncMs = o.resyncMs ?? STATUS_RESYNC_MS;
@@ -91,13 +96,13 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
     if (pod === undefined || !wanted(pod)) return;
     const e = entries.get(uid);
     if (next !== undefined) {
-      if (e === undefined) entries.set(uid, { pod: next.pod, status: next.status, dropped: false, sent: undefined, notBefore: 0, failures: 0 });
-      else Object.assign(e, { pod: next.pod, status: next.status, dropped: false });
+      if (e === undefined) entries.set(uid, { pod: identity(next.pod), status: next.status, dropped: false, sent: undefined, notBefore: 0, failures: 0 });
+      else Object.assign(e, { pod: identity(next.pod), status: next.status, dropped: false });
       if (entries.get(uid)?.sent === canonicalJson(apiStatusOf(next.status))) return;
     } else if (e !== undefined) {
       e.dropped = true;
     } else {
-      entries.set(uid, { pod, status: previous?.status, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
+      entries.set(uid, { pod: identity(pod), status: previous?.status, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
     }
     dirty.add(uid);
     poke();
@@ -111,7 +116,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   function onApiObject(obj: ApiObject): void {
     if (stopped) return;
     if (typeof (metaOf(obj)['annotations'] as Record<string, unknown> | undefined)?.[ANNOTATION_MIRROR] === 'string') {
-      for (const [uid, e] of entries) if (e.pod.metadata.name === nameOf(obj) && e.pod.metadata.namespace === namespaceOf(obj)) dirty.add(uid);
+      for (const [uid, e] of entries) if (e.pod.name === nameOf(obj) && e.pod.namespace === namespaceOf(obj)) dirty.add(uid);
       poke();
       return;
     }
@@ -120,7 +125,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
     if (uid === undefined || o.status.get(uid) !== undefined || entries.has(uid)) return;
     // Left to the resync: by then the pod source has handed the pod on, and the
     // pod manager knows whether it still holds anything of it.
-    entries.set(uid, { pod: podOfObject(obj), status: undefined, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
+    entries.set(uid, { pod: { name: nameOf(obj), namespace: namespaceOf(obj), uid, target: { kind: 'api' } }, status: undefined, dropped: true, sent: undefined, notBefore: 0, failures: 0 });
   }
 
   function problem(err: unknown): string {
@@ -129,7 +134,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   }
 
   async function writeApiPod(e: Entry, signal: AbortSignal): Promise<void> {
-    const { name, namespace, uid } = e.pod.metadata;
+    const { name, namespace, uid } = e.pod;
     const pods = o.client.rest.resource(RESOURCES.pods, namespace);
     let current: ApiObject | undefined;
     try {
@@ -151,7 +156,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
     if (action !== 'finish') return;
     try {
       await pods.delete(name, { gracePeriodSeconds: 0, preconditions: { uid }, signal });
-      o.log.info('Pod deleted from the API server after its final status', { pod: podRef(e.pod), podUID: uid });
+      o.log.info('Pod deleted from the API server after its final status', { pod: refOf(e.pod), podUID: uid });
     } catch (err) {
       // Gone already, or re-created (the uid precondition failed: 409): not ours any more.
       if (!isNotFound(err) && (err as { code?: unknown }).code !== 409) throw err;
@@ -162,10 +167,10 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   async function writeMirror(e: Entry, hash: string, signal: AbortSignal): Promise<void> {
     // A static pod's end is the mirror pod manager's to handle (it deletes the mirror).
     if (e.dropped || e.status === undefined) {
-      entries.delete(e.pod.metadata.uid);
+      entries.delete(e.pod.uid);
       return;
     }
-    const { name, namespace } = e.pod.metadata;
+    const { name, namespace } = e.pod;
     const pods = o.client.rest.resource(RESOURCES.pods, namespace);
     let mirror: ApiObject;
     try {
@@ -185,14 +190,14 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
   async function syncOne(uid: string, signal: AbortSignal): Promise<void> {
     const e = entries.get(uid);
     if (e === undefined) return;
-    const target = statusTarget(e.pod);
+    const target = e.pod.target;
     try {
-      if (target?.kind === 'mirror') await writeMirror(e, target.hash, signal);
+      if (target.kind === 'mirror') await writeMirror(e, target.hash, signal);
       else await writeApiPod(e, signal);
       e.failures = 0;
       e.notBefore = 0;
       if (logged.size > 0) {
-        o.log.info('Writing pod statuses to the API server again', { pod: podRef(e.pod) });
+        o.log.info('Writing pod statuses to the API server again', { pod: refOf(e.pod) });
         logged.clear();
       }
     } catch (err) {
@@ -200,7 +205,7 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
       const key = problem(err);
       if (!logged.has(key)) {
         logged.add(key);
-        o.log.error('Failed to update the status of a pod in the API server; will retry', { pod: podRef(e.pod), podUID: uid, error: err instanceof Error ? err.message : String(err) });
+        o.log.error('Failed to update the status of a pod in the API server; will retry', { pod: refOf(e.pod), podUID: uid, error: err instanceof Error ? err.message : String(err) });
       }
       e.failures++;
       e.notBefore = Date.now() + Math.min(resyncMs, retryInitialMs * 2 ** Math.min(e.failures - 1, 16));
