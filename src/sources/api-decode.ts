@@ -35,6 +35,14 @@ function describe(problems: readonly DecodeProblem[]): string {
   return shown.join('; ');
 }
 
+/** `pod` with the deletion fields of `obj` (a later version of it): what a deletion changes. */
+export function withDeletionOf(pod: Pod, obj: ApiObject): Pod {
+  const meta = record(obj['metadata']);
+  if (typeof meta['deletionTimestamp'] !== 'string' || pod.metadata.deletionTimestamp !== undefined) return pod;
+  const grace = meta['deletionGracePeriodSeconds'];
+  return { ...pod, metadata: { ...pod.metadata, deletionTimestamp: meta['deletionTimestamp'], ...(typeof grace === 'number' ? { deletionGracePeriodSeconds: grace } : {}) } };
+}
+
 /**
  * The pod the sync loop runs for `obj`. An object that fails decoding or
  * validation is an error naming the fields; the caller logs it once and
@@ -42,8 +50,11 @@ function describe(problems: readonly DecodeProblem[]): string {
  */
 export function podFromApiObject(obj: ApiObject, opts: ApiDecodeOptions): ApiPodResult {
   try {
-    // The list's items carry no kind; the decoder insists on it.
-    const decoded = decodePod({ ...obj, apiVersion: 'v1', kind: 'Pod', status: undefined });
+    // The list's items carry no kind; the decoder insists on it. Ephemeral
+    // containers (kubectl debug) are not run by this agent, and must not make
+    // the pod they were added to look invalid (which would stop it).
+    const spec = record(obj['spec']);
+    const decoded = decodePod({ ...obj, apiVersion: 'v1', kind: 'Pod', spec: { ...spec, ephemeralContainers: undefined }, status: undefined });
     if (!decoded.ok) return { ok: false, error: describe(decoded.problems) };
     const problems = validatePod(decoded.pod, { sidecarContainers: opts.sidecars });
     if (problems.length > 0) return { ok: false, error: describe(problems) };

@@ -7,7 +7,8 @@
 // mirror pod manager reads them from `informer`.
 //
 // A pod that cannot be decoded or fails validation is logged once per
-// version, naming the pod and the field, and left out; the other pods run.
+// version, naming the pod and the field, and left out (a pod already running
+// keeps its previous version); the other pods run.
 // The composition root runs the component in API-server mode; construction
 // does no I/O, and nothing runs after stop (the debounce timer is cleared).
 import { RESOURCES, type ApiClient } from '../client/index.js';
@@ -16,7 +17,7 @@ import { namespaceOf, nameOf, resourceVersionOf, uidOf } from '../client/meta.js
 import type { ApiObject, ClientLog, Informer } from '../client/types.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import type { Pod } from '../pod-model/pod-types.js';
-import { isMirrorPodObject, podFromApiObject } from './api-decode.js';
+import { isMirrorPodObject, podFromApiObject, withDeletionOf } from './api-decode.js';
 
 /** How long a change waits for the next one before the set is handed on. */
 export const API_SOURCE_DEBOUNCE_MS = 50;
@@ -56,9 +57,12 @@ export function createApiPodSource(o: ApiPodSourceOptions): ApiPodSource {
     const known = decoded.get(uid);
     if (known !== undefined && known.version === version) return known.pod;
     const r = podFromApiObject(obj, { sidecars: o.sidecars === true });
-    // Once per version: the cache below keeps the verdict until the object changes.
-    if (!r.ok) o.log.error('Pod from the API server is invalid; not running it', { pod: `${namespaceOf(obj)}/${nameOf(obj)}`, podUID: uid, error: r.error });
-    const pod = r.ok ? r.pod : undefined;
+    // A version that fails validation leaves a pod already running as it was
+    // (a deletion still reaches it); a new one is not run. Logged once per
+    // version: the cache below keeps the verdict until the object changes.
+    const kept = known?.pod === undefined ? undefined : withDeletionOf(known.pod, obj);
+    if (!r.ok) o.log.error(kept === undefined ? 'Pod from the API server is invalid; not running it' : 'Pod from the API server is invalid; keeping its previous version', { pod: `${namespaceOf(obj)}/${nameOf(obj)}`, podUID: uid, error: r.error });
+    const pod = r.ok ? r.pod : kept;
     decoded.set(uid, { version, pod });
     return pod;
   }

@@ -44,6 +44,10 @@ describe('podFromApiObject', () => {
     if (!r.ok) expect(r.error).toMatch(field);
   });
 
+  it('ignores ephemeral containers (kubectl debug) instead of refusing the pod', () => {
+    expect(podFromApiObject(obj({ spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] } }), { sidecars: false }).ok).toBe(true);
+  });
+
   it('tells mirror pods apart', () => {
     expect(isMirrorPodObject(obj({ meta: { annotations: { 'platform.io/config.mirror': 'h' } } }))).toBe(true);
     expect(isMirrorPodObject(obj())).toBe(false);

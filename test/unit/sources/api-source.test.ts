@@ -127,4 +127,21 @@ describe('createApiPodSource', () => {
     lw.send({ type: 'MODIFIED', object: obj('a', { phase: 'Running' }) });
     expect(await s.nth(2)).toEqual(first);
   });
+
+  it('keeps the previous version of a running pod when an update fails validation, and still sees its deletion', async () => {
+    const lw = new FakeLw([obj('a')]);
+    const s = start(lw);
+    const first = await s.nth(1);
+    lw.send({ type: 'MODIFIED', object: obj('a', { containers: [{ name: 'c' }, { name: 'c', image: 'x' }] }) });
+    lw.send({ type: 'ADDED', object: obj('b') });
+    expect(names(await s.nth(2))).toEqual(['a', 'b']);
+    expect(s.sets[1]?.find((p) => p.metadata.name === 'a')).toEqual(first[0]);
+    expect(s.log.records.filter((r) => r.level === 'error').map((r) => r.msg)).toEqual(['Pod from the API server is invalid; keeping its previous version']);
+    const deleting = obj('a', { containers: [{ name: 'c' }, { name: 'c', image: 'x' }] });
+    (deleting['metadata'] as Record<string, unknown>)['deletionTimestamp'] = '2026-11-24T10:00:00Z';
+    (deleting['metadata'] as Record<string, unknown>)['deletionGracePeriodSeconds'] = 4;
+    lw.send({ type: 'MODIFIED', object: deleting });
+    const third = await s.nth(3);
+    expect(third.find((p) => p.metadata.name === 'a')?.metadata).toMatchObject({ deletionTimestamp: '2026-11-24T10:00:00Z', deletionGracePeriodSeconds: 4 });
+  });
 });
