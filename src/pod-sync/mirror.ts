@@ -59,11 +59,24 @@ export function createMirrorPods(o: MirrorPodsOptions): MirrorPods {
     wake = undefined;
   };
 
-  const mirrors = (): MirrorRef[] => o.informer.store.list().flatMap((obj) => mirrorRefOf(obj) ?? []);
+  /**
+   * Mirror pods this manager deleted that the informer may still show: taken
+   * as gone. (Deleting one again would not say 404: node authorization
+   * refuses a delete of a pod no longer bound to the node with a 403.)
+   */
+  const deleted = new Set<string>();
+
+  function mirrors(): MirrorRef[] {
+    const all = o.informer.store.list().flatMap((obj) => mirrorRefOf(obj) ?? []);
+    const present = new Set(all.map((m) => m.uid));
+    for (const uid of deleted) if (!present.has(uid)) deleted.delete(uid);
+    return all.filter((m) => !deleted.has(m.uid));
+  }
 
   async function del(namespace: string, name: string, uid: string, signal: AbortSignal): Promise<void> {
     try {
       await o.client.rest.resource(RESOURCES.pods, namespace).delete(name, { gracePeriodSeconds: 0, preconditions: { uid }, signal });
+      deleted.add(uid);
     } catch (err) {
       // Gone already, or another object now (the uid precondition): nothing of ours to delete.
       if (!isNotFound(err) && statusCode(err) !== 409) throw err;

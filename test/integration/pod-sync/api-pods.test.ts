@@ -100,6 +100,23 @@ describe('API pods, pod status, deletion and mirror pods as system:node:node1', 
     // The static pod goes: so does its mirror.
     w.setStatic([]);
     await w.until(() => w.object(v1.metadata.name) === undefined, 'the mirror deleted');
+    // Nothing failed on the way (a second delete of a mirror already gone would be refused).
+    expect(w.log.records.filter((r) => r.level === 'error')).toEqual([]);
+  });
+
+  it('a static pod NodeRestriction refuses a mirror for is logged once; the others get theirs', async () => {
+    const from = w.log.records.length;
+    const refused = staticPod('with-account', { serviceAccountName: 'builder' });
+    const fine = staticPod('plain');
+    w.setStatic([refused, fine]);
+    await w.until(() => w.object(fine.metadata.name), 'the allowed mirror');
+    await w.until(() => w.log.records.some((r) => r.msg === 'Failed to update a mirror pod; will retry'), 'the refusal logged');
+    const refusals = w.log.records.slice(from).filter((r) => r.msg === 'Failed to update a mirror pod; will retry');
+    expect(refusals, JSON.stringify(refusals)).toHaveLength(1);
+    expect(refusals[0]?.fields).toMatchObject({ pod: `default/${refused.metadata.name}`, action: 'create' });
+    expect(String(refusals[0]?.fields['error'])).toContain('can not create pods that reference a service account');
+    w.setStatic([]);
+    await w.until(() => w.object(fine.metadata.name) === undefined, 'the mirror deleted');
   });
 
   it('a pod rejected at admission gets a Failed status with the reason and message in the API', async () => {

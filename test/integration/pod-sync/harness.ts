@@ -46,8 +46,8 @@ export async function nodeClient(srv: ServerHandle, user: keyof typeof USERS = '
 }
 
 /** A static pod of node1 as the file source makes it. */
-export function staticPod(name: string, image = IMAGE): Pod {
-  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent' }] } });
+export function staticPod(name: string, extraSpec: Record<string, unknown> = {}): Pod {
+  const d = decodePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent' }], ...extraSpec } });
   if (!d.ok) throw new Error(JSON.stringify(d.problems));
   return applyStaticPodDefaults(d.pod, NODE, 'file', `/m/${name}.yaml`, new Date());
 }
