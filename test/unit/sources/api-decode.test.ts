@@ -44,6 +44,19 @@ describe('podFromApiObject', () => {
     if (!r.ok) expect(r.error).toMatch(field);
   });
 
+  it('decodes a pod as a controller and the API server make it (projected service account volume, default tolerations)', () => {
+    const typical = obj({
+      meta: { generateName: 'web-', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs', controller: true, blockOwnerDeletion: true }] },
+      spec: {
+        volumes: [{ name: 'kube-api-access-abcde', projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } }],
+        containers: [{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: {}, volumeMounts: [{ name: 'kube-api-access-abcde', readOnly: true, mountPath: '/var/run/secrets/platform.io/serviceaccount' }], terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }],
+        restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', serviceAccountName: 'default', serviceAccount: 'default', securityContext: {}, schedulerName: 'default-scheduler', priority: 0, enableServiceLinks: true, preemptionPolicy: 'PreemptLowerPriority',
+        tolerations: [{ key: 'node.platform.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+      },
+    });
+    expect(podFromApiObject(typical, { sidecars: false })).toMatchObject({ ok: true });
+  });
+
   it('ignores ephemeral containers (kubectl debug) instead of refusing the pod', () => {
     expect(podFromApiObject(obj({ spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] } }), { sidecars: false }).ok).toBe(true);
   });
