@@ -68,6 +68,13 @@ export interface PodManager extends Component {
   busy(): boolean;
   /** A probe verdict of one of the pod's containers changed (the prober calls this; never blocks). */
   probeChanged(uid: string): void;
+  /**
+   * Whether the pod may still have containers here (the kubelet's
+   * CouldHaveRunningContainers): the loop still keeps it (declared, being
+   * torn down, or waiting to be). The pod status sync deletes a pod from the
+   * API only once this is false. Never blocks.
+   */
+  couldHaveRunningContainers(uid: string): boolean;
 }
 
 /** Why a pod's work in flight was aborted, other than the agent stopping. */
@@ -273,5 +280,6 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
     desiredPods: () => desiredPods(state),
     busy: () => state.busy > 0,
     probeChanged: (uid: string) => post({ kind: 'probe', uid }),
+    couldHaveRunningContainers: (uid: string) => state.pods.has(uid),
   });
 }

@@ -194,6 +194,10 @@ function onUpdate(state: LoopState, u: PodUpdate, finished: ReadonlySet<string>,
     want(state, uid, 'teardown', out);
     return;
   }
+  if (deletedThroughApi(u.pod)) {
+    onApiDeletion(state, uid, rec, u.pod, out);
+    return;
+  }
   // The kubelet gives an edited static pod a new UID and admits it as a new
   // pod; here the UID survives the edit (static-pod.ts), so an edit of a
   // rejected pod is admitted again, as is an ADD whatever came before.
@@ -215,6 +219,29 @@ function onUpdate(state: LoopState, u: PodUpdate, finished: ReadonlySet<string>,
   rec.removed = undefined;
   out.push({ kind: 'log', level: 'info', msg: u.op === 'ADD' ? 'Pod added' : 'Pod changed', fields }, { kind: 'hurry-relist', uid });
   want(state, uid, 'sync', out);
+}
+
+/** A pod the API server is deleting (deletionTimestamp set): it runs no more, whatever else changed. */
+export const deletedThroughApi = (pod: Pod): boolean => pod.metadata.deletionTimestamp !== undefined;
+
+/**
+ * A pod deleted through the API is stopped as a removed one is, with the
+ * deletion's grace period (deletionGracePeriodSeconds, see run()), while its
+ * source still lists it: the pod status sync (src/pod-sync) writes its final
+ * status and deletes the object once its status is dropped here.
+ */
+function onApiDeletion(state: LoopState, uid: string, rec: PodRecord, pod: Pod, out: Command[]): void {
+  const fields = { pod: podRef(pod), podUID: uid, gracePeriod: pod.metadata.deletionGracePeriodSeconds };
+  rec.desired = undefined;
+  if (rec.rejected) {
+    rec.rejected = undefined;
+    out.push({ kind: 'drop-status', uid }, { kind: 'log', level: 'info', msg: 'Rejected pod deleted through the API; it never ran', fields });
+    forgetIfIdle(state, uid, rec, out);
+    return;
+  }
+  if (rec.removed === undefined) out.push({ kind: 'log', level: 'info', msg: 'Pod deleted through the API; stopping it', fields }, { kind: 'hurry-relist', uid });
+  rec.removed = pod;
+  want(state, uid, 'teardown', out);
 }
 
 function onRelist(state: LoopState, event: Extract<SyncEvent, { kind: 'relist' }>, out: Command[]): void {
@@ -260,7 +287,7 @@ function run(state: LoopState, uid: string, rec: PodRecord, work: Work, out: Com
   } else {
     begin(rec.worker, 'teardown');
     const spec = rec.removed ?? rec.rejected;
-    out.push({ kind: 'teardown', uid, why: rec.removed ? 'removed' : rec.rejected ? 'rejected' : 'orphan', gracePeriod: spec?.spec.terminationGracePeriodSeconds });
+    out.push({ kind: 'teardown', uid, why: rec.removed ? 'removed' : rec.rejected ? 'rejected' : 'orphan', gracePeriod: spec?.metadata.deletionGracePeriodSeconds ?? spec?.spec.terminationGracePeriodSeconds });
   }
   state.busy++;
 }

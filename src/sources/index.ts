@@ -5,3 +5,4 @@ export { createFileSource, type FileSourceOptions } from './file.js';
 export { createUrlSource, type UrlSourceOptions } from './http.js';
 export { createManifestParser, type ManifestParser, type ManifestParserOptions } from './parser.js';
 export { PodConfigMerger, type PodUpdate, type Rejection, type SourceName } from './merger.js';
+export { API_SOURCE_DEBOUNCE_MS, createApiPodSource, type ApiPodSource, type ApiPodSourceOptions } from './api.js';
