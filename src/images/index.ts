@@ -8,6 +8,7 @@ import { configFileCandidates, credentialLookup } from './credentials.js';
 import { ImageManager, type ImageMetricsSink } from './manager.js';
 
 export { ImageManager, type EnsureResult, type ImageManagerOptions, type ImageUser } from './manager.js';
+export { pullSecretsKeyring } from './pull-secrets.js';
 
 export interface ImagesInput {
   images: ImageService;

@@ -11,6 +11,7 @@ import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/types.js
 import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';
 import { Semaphore, TokenBucket } from '../util/rate-limit.js';
+import { authsFor, type Keyring } from './credentials.js';
 
 export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
 
@@ -33,6 +34,8 @@ export interface ImageRequest {
   backoffKey: string;
   /** The pod's sandbox configuration, handed to the runtime with the pull. */
   sandbox: PodSandboxConfig;
+  /** The pod's imagePullSecrets as a keyring (pull-secrets.ts), read only when a pull happens; tried before the node's credentials. */
+  pullSecrets?: () => Promise<Keyring>;
 }
 
 /** A place the caller holds that must not be held through a pull (util/rate-limit.ts SlotHold fits). */
@@ -122,7 +125,7 @@ export class ImageManager {
     }
     held?.release();
     try {
-      const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      const imageRef = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal, req.pullSecrets)) : this.pull(ref, sandbox, signal, req.pullSecrets));
       // The pull answers with the image's ID only: its user is asked for when a container needs it (user()).
       this.remember(ref, imageRef, undefined);
       this.opts.backoff.reset(key);
@@ -179,9 +182,9 @@ export class ImageManager {
     }
   }
 
-  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<string> {
+  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal, pullSecrets?: () => Promise<Keyring>): Promise<string> {
     if (this.bucket && !this.bucket.tryTake()) throw new Error('pull QPS exceeded');
-    const auths = await this.opts.credentials(ref);
+    const auths = [...(pullSecrets ? authsFor(ref, await pullSecrets()) : []), ...(await this.opts.credentials(ref))];
     const started = Date.now();
     let lastError: unknown;
     for (const auth of auths.length > 0 ? auths : [undefined]) {
