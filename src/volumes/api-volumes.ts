@@ -5,11 +5,16 @@
 // (unchanged content is not rewritten). The object comes from the
 // ApiObjectSource (watched while the pod is registered). A missing object
 // makes the pod wait with `configmap "x" not found` unless the volume is
-// optional. Secret volumes are written to the node's disk below --root-dir
-// (the kubelet mounts a tmpfs there; the agent does not yet, see README).
+// optional. A secret volume's directory is a tmpfs (as the kubelet's, sized
+// as a memory-backed emptyDir), so secrets never reach the node's disk; that
+// needs root (mount(8)), which the agent has; `secretsInMemory` false keeps
+// them on disk (tests without root).
 import type { ApiObjectSource } from '../api-objects/index.js';
+import { mkdir } from 'node:fs/promises';
 import { writeAtomically, type FileProjection } from './atomic-writer.js';
 import { keyedPayload, keysOf, notFoundMessage, type KeyedKind } from './api-payload.js';
+import { memoryVolumeSize } from './empty-dir.js';
+import { isMountPoint, mountTmpfs, mountsUnder, unmount } from './mounter.js';
 import { setVolumeOwnership } from './ownership.js';
 import { CONFIG_MAP_PLUGIN, SECRET_PLUGIN } from './paths.js';
 import { VolumeSetUpError, type VolumeContext, type VolumePlugin } from './types.js';
@@ -40,7 +45,22 @@ export async function readKeys(source: ApiObjectSource, kind: KeyedKind, ns: str
   }
 }
 
-function keyedPlugin(kind: KeyedKind, source: ApiObjectSource): VolumePlugin {
+/** Mounts the tmpfs a secret volume lives on, once (a mount already there is kept across syncs and agent restarts). */
+async function ensureTmpfs(ctx: VolumeContext): Promise<void> {
+  const { dir, signal } = ctx;
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    if (await isMountPoint(dir)) return;
+    const size = memoryVolumeSize(ctx.pod, { name: ctx.volume.name, emptyDir: { medium: 'Memory' } }, ctx.node.memoryBytes);
+    await mountTmpfs(dir, size, signal);
+    ctx.log.info('Mounted the tmpfs of a secret volume', { volume: ctx.volume.name, path: dir, sizeBytes: size });
+  } catch (e) {
+    if (signal.aborted) throw e;
+    throw new VolumeSetUpError((e as Error).message, { cause: e });
+  }
+}
+
+function keyedPlugin(kind: KeyedKind, source: ApiObjectSource, inMemory: boolean): VolumePlugin {
   return {
     name: kind === 'configmap' ? CONFIG_MAP_PLUGIN : SECRET_PLUGIN,
     canSupport: (v) => (kind === 'configmap' ? v.configMap !== undefined : v.secret !== undefined),
@@ -49,12 +69,16 @@ function keyedPlugin(kind: KeyedKind, source: ApiObjectSource): VolumePlugin {
       const src = kind === 'configmap' ? volume.configMap! : { ...volume.secret!, name: volume.secret!.secretName ?? '' };
       const keys = await readKeys(source, kind, pod.metadata.namespace, src.name, signal);
       if (keys === undefined && src.optional !== true) throw new VolumeSetUpError(notFoundMessage(kind, src.name));
+      if (inMemory) await ensureTmpfs(ctx);
       await writeVolume(ctx, keyedPayload(kind, keys, src, src.defaultMode ?? 0o644, pod.spec.securityContext?.fsGroup), kind === 'configmap' ? 'configMap' : 'secret');
     },
-    // Files on the node's disk: removing the directory is all.
-    async tearDown(): Promise<void> {},
+    // The tmpfs of a secret volume is unmounted; the manager removes the directory.
+    async tearDown(dir: string, signal: AbortSignal): Promise<void> {
+      for (const m of await mountsUnder(dir)) await unmount(m.mountPoint, signal);
+    },
   };
 }
 
-export const configMapPlugin = (source: ApiObjectSource): VolumePlugin => keyedPlugin('configmap', source);
-export const secretPlugin = (source: ApiObjectSource): VolumePlugin => keyedPlugin('secret', source);
+export const configMapPlugin = (source: ApiObjectSource): VolumePlugin => keyedPlugin('configmap', source, false);
+/** `inMemory`: the volume is a tmpfs (the kubelet's way; needs root). */
+export const secretPlugin = (source: ApiObjectSource, inMemory = true): VolumePlugin => keyedPlugin('secret', source, inMemory);

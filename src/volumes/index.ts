@@ -26,10 +26,11 @@ export { projectedPlugin, type ProjectedOptions } from './projected.js';
 /**
  * The plugins of the API-backed kinds (configMap, secret, projected) reading
  * through `source`, for VolumesInput.extraPlugins in API-server mode; a
- * standalone agent passes none and such pods keep waiting.
+ * standalone agent passes none and such pods keep waiting. Secret volumes are
+ * tmpfs mounts unless `secretsInMemory` is false.
  */
-export function apiVolumePlugins(source: ApiObjectSource, opts: ProjectedOptions): VolumePlugin[] {
-  return [configMapPlugin(source), secretPlugin(source), projectedPlugin(source, opts)];
+export function apiVolumePlugins(source: ApiObjectSource, opts: ProjectedOptions & { secretsInMemory?: boolean }): VolumePlugin[] {
+  return [configMapPlugin(source), secretPlugin(source, opts.secretsInMemory ?? true), projectedPlugin(source, opts)];
 }
 
 export interface VolumesInput {

@@ -23,11 +23,13 @@ import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { containerEnv } from '../../../src/pods/container-config.js';
 import { fetchEnvObjects } from '../../../src/pods/env-from.js';
 import { apiVolumePlugins, createVolumes } from '../../../src/volumes/index.js';
+import { mountsUnder } from '../../../src/volumes/mounter.js';
 import { selfSigned } from '../../conformance/helpers/certs.js';
 import { startServer, USERS, type ServerHandle } from '../../conformance/helpers/server.js';
 import { tempDir } from '../../helpers/agent-process.js';
 import { testLogger } from '../../helpers/test-logger.js';
 
+const isRoot = process.getuid?.() === 0;
 const quiet: ClientLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const NS = 'apps';
 const SIGNER = 'example.com/roots';
@@ -107,7 +109,7 @@ describe('API-backed volumes and env for a pod bound to the node', () => {
       source.register(pod);
       expect([source.watchedConfigMaps(), source.watchedSecrets()]).toEqual([3, 2]);
       const root = join(tmp.dir, 'root');
-      const volumes = createVolumes({ rootDirectory: root, node: { memoryBytes: 1 << 30, cpuMilli: 1000, ephemeralStorageBytes: 0 }, sizeMemoryBackedVolumes: true, log: testLogger(), extraPlugins: apiVolumePlugins(source, { clusterTrustBundles: true }) });
+      const volumes = createVolumes({ rootDirectory: root, node: { memoryBytes: 1 << 30, cpuMilli: 1000, ephemeralStorageBytes: 0 }, sizeMemoryBackedVolumes: true, log: testLogger(), extraPlugins: apiVolumePlugins(source, { clusterTrustBundles: true, secretsInMemory: isRoot }) });
       expect(await volumes.setUp(pod, stop.signal)).toEqual({ ready: true });
 
       const dir = (plugin: string, name: string) => join(root, 'pods', uid, 'volumes', `platform.io~${plugin}`, name);
@@ -115,6 +117,8 @@ describe('API-backed volumes and env for a pod bound to the node', () => {
       expect(mode(join(dir('configmap', 'conf'), 'etc/app.conf'))).toBe('600');
       expect(readlinkSync(join(dir('configmap', 'conf'), 'etc'))).toBe('..data/etc');
       expect([readFileSync(join(dir('secret', 'creds'), 'PASSWORD'), 'utf8'), mode(join(dir('secret', 'creds'), 'tls.key'))]).toEqual(['hunter2', '400']);
+      // As root (the agent's case), a secret volume is a tmpfs: secrets never reach the node's disk.
+      if (isRoot) expect((await mountsUnder(dir('secret', 'creds'))).map((m) => m.fsType)).toEqual(['tmpfs']);
       const mix = dir('projected', 'mix');
       expect([readFileSync(join(mix, 'pw'), 'utf8'), mode(join(mix, 'vault-token'))]).toEqual(['hunter2', '440']);
       const claims = JSON.parse(Buffer.from(readFileSync(join(mix, 'vault-token'), 'utf8').split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
@@ -152,6 +156,7 @@ describe('API-backed volumes and env for a pod bound to the node', () => {
       source.unregister(uid);
       expect([source.watchedConfigMaps(), source.watchedSecrets()]).toEqual([0, 0]);
       await volumes.tearDown(uid, stop.signal);
+      expect(await mountsUnder(root)).toEqual([]);
     } finally {
       stop.abort();
       await running;
