@@ -36,6 +36,25 @@ export interface ApiObjectSourceStats {
   watchedSecrets(): number;
 }
 
+/**
+ * Keeps the source's registrations equal to a pod set: every pod given is
+ * registered (a changed pod swaps its references), every pod registered
+ * before and missing now is unregistered. For a callback that receives the
+ * node's whole pod list (the API pod source's onPods). Never blocks.
+ */
+export function podRegistrations(source: Pick<ApiObjectSource, 'register' | 'unregister'>): (pods: readonly Pod[]) => void {
+  let known = new Set<string>();
+  return (pods) => {
+    const now = new Set<string>();
+    for (const p of pods) {
+      source.register(p);
+      now.add(p.metadata.uid);
+    }
+    for (const uid of known) if (!now.has(uid)) source.unregister(uid);
+    known = now;
+  };
+}
+
 export function createApiObjectSource(o: ApiObjectSourceOptions): ApiObjectSource & Component & ApiObjectSourceStats {
   const log = o.log.child({ component: 'api-objects' });
   const configMaps = new WatchedObjects(o.client, RESOURCES.configMaps, log);

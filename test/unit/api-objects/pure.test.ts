@@ -2,7 +2,8 @@
 // the lifetime or 24 h, less jitter), the TokenRequest body, ClusterTrustBundle
 // merging, which objects a pod references, and decoding objects.
 import { describe, expect, it } from 'vitest';
-import { certificateBlocks, mergeTrustBundles, needsRefresh, podReferences, tokenRequestBody, type CachedToken } from '../../../src/api-objects/index.js';
+import { certificateBlocks, mergeTrustBundles, needsRefresh, podReferences, podRegistrations, tokenRequestBody, type CachedToken } from '../../../src/api-objects/index.js';
+import type { Pod } from '../../../src/pod-model/pod-types.js';
 import { configMapData, secretData, serviceAccountData } from '../../../src/api-objects/decode.js';
 import { decodePod } from '../../../src/pod-model/pod-decode.js';
 
@@ -81,5 +82,17 @@ describe('decoding objects', () => {
     expect([s.type, Buffer.from(s.data['k']!).toString()]).toEqual(['platform.io/dockerconfigjson', 'v']);
     expect(secretData({}).type).toBe('Opaque');
     expect(serviceAccountData({ imagePullSecrets: [{ name: 'x' }, {}], automountServiceAccountToken: false })).toEqual({ imagePullSecrets: ['x'], automountServiceAccountToken: false });
+  });
+});
+
+describe('podRegistrations', () => {
+  it('registers the pods given and unregisters the ones that went', () => {
+    const calls: string[] = [];
+    const sync = podRegistrations({ register: (p) => void calls.push(`+${p.metadata.uid}`), unregister: (uid) => void calls.push(`-${uid}`) });
+    const p = (uid: string) => ({ metadata: { uid } }) as Pod;
+    sync([p('a'), p('b')]);
+    sync([p('b'), p('c')]);
+    sync([]);
+    expect(calls).toEqual(['+a', '+b', '+b', '+c', '-a', '-b', '-c']);
   });
 });
