@@ -9,6 +9,7 @@ import { ImageManager, type ImageMetricsSink } from './manager.js';
 import type { EventRecorder } from '../events/index.js';
 
 export { ImageManager, type EnsureResult, type ImageManagerOptions, type ImageUser } from './manager.js';
+export { pullSecretsKeyring } from './pull-secrets.js';
 
 export interface ImagesInput {
   images: ImageService;

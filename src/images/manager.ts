@@ -12,6 +12,7 @@ import type { AgentLogger } from '../log/index.js';
 import type { KeyedBackoff } from '../util/backoff.js';
 import { Semaphore, TokenBucket } from '../util/rate-limit.js';
 import { NOOP_RECORDER, pulledMessage, type EventObjectRef, type EventRecorder } from '../events/index.js';
+import { authsFor, type Keyring } from './credentials.js';
 
 export type ImageFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName';
 
@@ -36,6 +37,8 @@ export interface ImageRequest {
   sandbox: PodSandboxConfig;
   /** The container the image is for: the events' object (none: no events). */
   ref?: EventObjectRef;
+  /** The pod's imagePullSecrets as a keyring (pull-secrets.ts), read only when a pull happens; tried before the node's credentials. */
+  pullSecrets?: () => Promise<Keyring>;
 }
 
 /** A place the caller holds that must not be held through a pull (util/rate-limit.ts SlotHold fits). */
@@ -144,7 +147,7 @@ export class ImageManager {
     ev('Normal', 'Pulling', `Pulling image "${image}"`);
     const began = this.now();
     try {
-      const pulled = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal)) : this.pull(ref, sandbox, signal));
+      const pulled = await (this.slots ? this.slots.run(() => this.pull(ref, sandbox, signal, req.pullSecrets)) : this.pull(ref, sandbox, signal, req.pullSecrets));
       const imageRef = pulled.id;
       ev('Normal', 'Pulled', pulledMessage(image, pulled.ms, this.now() - began));
       // The pull answers with the image's ID only: its user is asked for when a container needs it (user()).
@@ -205,9 +208,9 @@ export class ImageManager {
   }
 
   /** The image's ID and how long the pull itself took (ms, without the wait for a slot). */
-  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal): Promise<{ id: string; ms: number }> {
+  private async pull(ref: string, sandbox: PodSandboxConfig, signal: AbortSignal, pullSecrets?: () => Promise<Keyring>): Promise<{ id: string; ms: number }> {
     if (this.bucket && !this.bucket.tryTake()) throw new Error('pull QPS exceeded');
-    const auths = await this.opts.credentials(ref);
+    const auths = [...(pullSecrets ? authsFor(ref, await pullSecrets()) : []), ...(await this.opts.credentials(ref))];
     const started = Date.now();
     let lastError: unknown;
     for (const auth of auths.length > 0 ? auths : [undefined]) {

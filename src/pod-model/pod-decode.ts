@@ -71,6 +71,9 @@ const container = z.object({
       }),
     )
     .optional(),
+  envFrom: z
+    .array(z.object({ prefix: str.optional(), configMapRef: z.object({ name: str, optional: z.boolean().optional() }).optional(), secretRef: z.object({ name: str, optional: z.boolean().optional() }).optional() }))
+    .optional(),
   resources: z.object({ limits: noProtoKey(z.record(str, quantity)).optional(), requests: noProtoKey(z.record(str, quantity)).optional() }).optional(),
   volumeMounts: z.array(z.object({ name: str, mountPath: str, readOnly: z.boolean().optional(), subPath: str.optional(), subPathExpr: str.optional(), mountPropagation: z.enum(['None', 'HostToContainer', 'Bidirectional']).optional() })).optional(),
   livenessProbe: probe.optional(),
@@ -116,12 +119,37 @@ const downwardApiFile = z.object({
   resourceFieldRef: z.object({ containerName: str.optional(), resource: str, divisor: quantity.optional() }).optional(),
   mode: int32.optional(),
 });
+const keyToPath = z.object({ key: str, path: str, mode: int32.optional() });
+const keyProjection = z.object({ name: str.optional(), items: z.array(keyToPath).optional(), optional: z.boolean().optional() });
+const labelSelectorSpec = z.object({ matchLabels: strMap.optional(), matchExpressions: z.array(z.object({ key: str, operator: str, values: z.array(str).optional() })).optional() });
+// API-backed sources are decoded in full for the agent's API-backed plugins (src/volumes/api-*.ts) and still named in otherSources.
+const apiSources = {
+  configMap: keyProjection.extend({ defaultMode: int32.optional() }).optional(),
+  secret: z.object({ secretName: str.optional(), items: z.array(keyToPath).optional(), defaultMode: int32.optional(), optional: z.boolean().optional() }).optional(),
+  projected: z
+    .object({
+      defaultMode: int32.optional(),
+      sources: z
+        .array(
+          z.object({
+            configMap: keyProjection.optional(),
+            secret: keyProjection.optional(),
+            downwardAPI: z.object({ items: z.array(downwardApiFile).optional() }).optional(),
+            serviceAccountToken: z.object({ audience: str.optional(), expirationSeconds: int.optional(), path: str }).optional(),
+            clusterTrustBundle: z.object({ name: str.optional(), signerName: str.optional(), labelSelector: labelSelectorSpec.optional(), optional: z.boolean().optional(), path: str }).optional(),
+          }),
+        )
+        .nullish(),
+    })
+    .optional(),
+};
 const volume = z.object({
   name: str,
   hostPath: z.object({ path: str, type: str.optional() }).optional(),
   emptyDir: z.object({ medium: str.optional(), sizeLimit: quantity.optional() }).optional(),
   downwardAPI: z.object({ items: z.array(downwardApiFile).optional(), defaultMode: int32.optional() }).optional(),
   ...Object.fromEntries(OTHER_VOLUME_SOURCES.map((k) => [k, z.unknown().optional()])),
+  ...apiSources,
 });
 
 const podSchema = z.object({
@@ -151,6 +179,8 @@ const podSchema = z.object({
     subdomain: str.optional(),
     nodeName: str.optional(),
     serviceAccountName: str.optional(),
+    automountServiceAccountToken: z.boolean().optional(),
+    imagePullSecrets: z.array(z.object({ name: str.optional() })).optional(),
     securityContext: z
       .object({
         runAsUser: int.optional(),
@@ -188,6 +218,27 @@ function toVolume(v: z.infer<typeof volume>): Volume {
     out.downwardAPI = { ...v.downwardAPI, items, defaultMode: v.downwardAPI.defaultMode ?? 0o644 };
   }
   if (others.length > 0) out.otherSources = others;
+  Object.assign(out, apiVolumeSources(v));
+  return out;
+}
+
+/** The API's defaults of configMap, secret and projected volumes: files 0644, configMap name '' when absent. Pure. */
+function apiVolumeSources(v: z.infer<typeof volume>): Pick<Volume, 'configMap' | 'secret' | 'projected'> {
+  const out: Pick<Volume, 'configMap' | 'secret' | 'projected'> = {};
+  if (v.configMap) out.configMap = { ...v.configMap, name: v.configMap.name ?? '', defaultMode: v.configMap.defaultMode ?? 0o644 };
+  if (v.secret) out.secret = { ...v.secret, defaultMode: v.secret.defaultMode ?? 0o644 };
+  if (v.projected) {
+    const sources = (v.projected.sources ?? []).map((s) => {
+      const { configMap, secret, downwardAPI, ...rest } = s;
+      return {
+        ...rest,
+        ...(configMap ? { configMap: { ...configMap, name: configMap.name ?? '' } } : {}),
+        ...(secret ? { secret: { ...secret, name: secret.name ?? '' } } : {}),
+        ...(downwardAPI ? { downwardAPI: { items: downwardAPI.items?.map(({ resourceFieldRef: ref, ...i }) => ({ ...i, ...(ref ? { resourceFieldRef: { ...ref, divisor: ref.divisor === undefined ? undefined : quantityText(ref.divisor) } } : {}) })) } } : {}),
+      };
+    });
+    out.projected = { sources, defaultMode: v.projected.defaultMode ?? 0o644 };
+  }
   return out;
 }
 

@@ -52,6 +52,12 @@ export interface EnvVar {
   };
 }
 
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name: string; optional?: boolean };
+  secretRef?: { name: string; optional?: boolean };
+}
+
 export interface ResourceRequirements {
   limits: Record<string, string>;
   requests: Record<string, string>;
@@ -116,6 +122,7 @@ export interface Container {
   workingDir?: string;
   ports?: ContainerPort[];
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
   resources: ResourceRequirements;
   volumeMounts?: VolumeMount[];
   livenessProbe?: Probe;
@@ -140,8 +147,40 @@ export interface DownwardAPIVolumeFile {
   mode?: number;
 }
 
+/** One key of a ConfigMap or Secret projected to a file (items of configMap, secret, projected sources). */
+export interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+export interface ConfigMapProjection {
+  name: string;
+  items?: KeyToPath[];
+  optional?: boolean;
+}
+
+export interface LabelSelectorSpec {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** One source of a projected volume; exactly one field is set. */
+export interface VolumeProjection {
+  configMap?: ConfigMapProjection;
+  secret?: ConfigMapProjection;
+  downwardAPI?: { items?: DownwardAPIVolumeFile[] };
+  serviceAccountToken?: { audience?: string; expirationSeconds?: number; path: string };
+  /** labelSelector absent: matches nothing; empty: everything (the API's rule). */
+  clusterTrustBundle?: { name?: string; signerName?: string; labelSelector?: LabelSelectorSpec; optional?: boolean; path: string };
+}
+
 export interface Volume {
   name: string;
+  /** API-backed sources (served with an ApiObjectSource only); also named in otherSources. */
+  configMap?: ConfigMapProjection & { defaultMode?: number };
+  secret?: { secretName?: string; items?: KeyToPath[]; defaultMode?: number; optional?: boolean };
+  projected?: { sources?: VolumeProjection[]; defaultMode?: number };
   hostPath?: { path: string; type?: string };
   emptyDir?: { medium?: string; sizeLimit?: string };
   downwardAPI?: { items?: DownwardAPIVolumeFile[]; defaultMode?: number };
@@ -194,6 +233,9 @@ export interface PodSpec {
   subdomain?: string;
   nodeName?: string;
   serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  /** Secrets (dockerconfigjson / dockercfg) whose credentials the pod's pulls use. */
+  imagePullSecrets?: Array<{ name?: string }>;
   securityContext?: PodSecurityContext;
   tolerations?: Toleration[];
   priority?: number;

@@ -11,6 +11,7 @@ import { qosClass } from '../pod-model/qos.js';
 import { containerAnnotations, containerLabels, type ContainerType } from '../runtime-view/labels.js';
 import { containerMounts, MountConfigError } from '../volumes/index.js';
 import { containerSecurity, type ImageUser } from './container-security.js';
+import { envFromVars, EnvSourceError, keyRefValue, type EnvObjects } from './env-from.js';
 
 export { qosClass, type QosClass } from '../pod-model/qos.js';
 
@@ -86,6 +87,8 @@ export interface PodRuntimeFacts {
   podIPs: string[];
   /** The container's image's configured user (ImageStatus): runAsUser's default and what runAsNonRoot checks. */
   image?: ImageUser;
+  /** The ConfigMaps and Secrets its env/envFrom reference (env-from.ts fetchEnvObjects); absent: a standalone agent. */
+  envObjects?: EnvObjects;
 }
 
 export class ContainerConfigError extends Error {
@@ -130,17 +133,26 @@ function resourceRef(pod: Pod, c: Container, ref: NonNullable<EnvVar['valueFrom'
 
 /** Environment of a container in order, each value expanded against the ones before it. */
 export function containerEnv(pod: Pod, c: Container, facts: PodRuntimeFacts): KeyValue[] {
-  const vars = new Map<string, string>();
-  const out: KeyValue[] = [];
+  try {
+    return envVars(pod, c, facts);
+  } catch (e) {
+    if (e instanceof EnvSourceError) throw new ContainerConfigError('CreateContainerConfigError', e.message);
+    throw e;
+  }
+}
+
+function envVars(pod: Pod, c: Container, facts: PodRuntimeFacts): KeyValue[] {
+  // envFrom first, env after it (a name in both takes env's value), as the kubelet builds them.
+  const out: KeyValue[] = envFromVars(c, facts.envObjects);
+  const vars = new Map<string, string>(out.map((e) => [e.key, e.value]));
   for (const e of c.env ?? []) {
     let value: string;
     if (e.valueFrom?.fieldRef) value = fieldRef(pod, e.valueFrom.fieldRef.fieldPath, facts);
     else if (e.valueFrom?.resourceFieldRef) value = resourceRef(pod, c, e.valueFrom.resourceFieldRef);
     else if (e.valueFrom?.configMapKeyRef || e.valueFrom?.secretKeyRef) {
-      const ref = e.valueFrom.configMapKeyRef ?? e.valueFrom.secretKeyRef!;
-      if (ref.optional) continue;
-      const kind = e.valueFrom.configMapKeyRef ? 'configmap' : 'secret';
-      throw new ContainerConfigError('CreateContainerConfigError', `${kind} "${ref.name}" not found: a standalone agent has no API server to read it from`);
+      const v = keyRefValue(pod, e.valueFrom, facts.envObjects);
+      if (v === undefined) continue;
+      value = v;
     } else value = expand(e.value ?? '', vars);
     vars.set(e.name, value);
     const i = out.findIndex((x) => x.key === e.name);

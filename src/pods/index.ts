@@ -4,7 +4,8 @@
 // wires them to the sources, the PLEG and the status store.
 import { statfsSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { createVolumes, type NodeFacts } from '../volumes/index.js';
+import { apiVolumePlugins, createVolumes, type NodeFacts, type VolumePlugin } from '../volumes/index.js';
+import type { ApiObjectSource } from '../api-objects/index.js';
 import type { AgentConfiguration } from '../config/options.js';
 import type { RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
@@ -40,6 +41,8 @@ export interface SyncDepsInput {
   probes?: ProbeResultsView;
   /** The pods' events (src/events); none: not recorded. */
   events?: EventRecorder;
+  /** API-server mode: configMap/secret/projected volumes, API env and imagePullSecrets read through it; absent (standalone): such pods wait. */
+  apiObjects?: ApiObjectSource;
 }
 
 /** The node's allocatable resources as volumes see them (nothing reserved): memory, CPUs, the root directory's filesystem. */
@@ -52,6 +55,11 @@ function nodeFacts(rootDirectory: string): NodeFacts {
     // Not there yet: a downward API file asking for it reads 0.
   }
   return { memoryBytes: totalmem(), cpuMilli: availableParallelism() * 1000, ephemeralStorageBytes };
+}
+
+/** The API-backed volume plugins when there is an object source; ClusterTrustBundle projections follow their gate (alpha, off in 1.28). */
+function apiObjectDeps(source: ApiObjectSource | undefined, gates: Readonly<Record<string, boolean>>): { extraPlugins?: VolumePlugin[] } {
+  return source ? { extraPlugins: apiVolumePlugins(source, { clusterTrustBundles: gates['ClusterTrustBundle'] === true }) } : {};
 }
 
 /**
@@ -86,6 +94,7 @@ export function createSyncDeps(inp: SyncDepsInput): SyncDeps {
       seccompDefault: cfg.seccompDefault,
       rootDirectory,
     },
-    volumes: createVolumes({ rootDirectory, node: nodeFacts(rootDirectory), sizeMemoryBackedVolumes: gates['SizeMemoryBackedVolumes'] ?? true, log: inp.log }),
+    volumes: createVolumes({ rootDirectory, node: nodeFacts(rootDirectory), sizeMemoryBackedVolumes: gates['SizeMemoryBackedVolumes'] ?? true, log: inp.log, ...apiObjectDeps(inp.apiObjects, gates) }),
+    ...(inp.apiObjects ? { apiObjects: inp.apiObjects } : {}),
   };
 }

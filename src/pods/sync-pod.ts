@@ -19,6 +19,9 @@ import { podRefLabels, startErrorCode, type PodMetricsSink } from './metrics-sin
 import type { VolumeManager } from '../volumes/index.js';
 import { needsImageUser, SecurityConfigError } from './container-security.js';
 import type { PodCgroups } from './pod-cgroup.js';
+import type { ApiObjectSource } from '../api-objects/index.js';
+import { EnvSourceError, fetchEnvObjects } from './env-from.js';
+import { podPullSecrets } from './pull-secrets.js';
 import { runPostStart, runPreStop } from '../hooks/index.js';
 import { containerRef, crashBackOffMessage, podRef, type EventRecorder } from '../events/index.js';
 
@@ -65,6 +68,8 @@ export interface SyncDeps {
   metrics?: PodMetricsSink;
   /** The kubelet's pod and container events (src/events); absent: none recorded. */
   events?: EventRecorder;
+  /** API-server mode: ConfigMaps and Secrets for env/envFrom and imagePullSecrets; absent (standalone): references to them fail as before. */
+  apiObjects?: ApiObjectSource;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -283,7 +288,8 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   const { pod, deps, result, signal, log } = sync;
   const { spec } = c;
   const ref = containerRef(pod.metadata, spec.name, c.type);
-  const image = await deps.images.ensure({ image: spec.image, policy: spec.imagePullPolicy, backoffKey: pod.metadata.uid, sandbox: sandbox.config, ref }, signal, sync.slot);
+  const pullSecrets = deps.apiObjects && podPullSecrets(pod, deps.apiObjects, log, signal);
+  const image = await deps.images.ensure({ image: spec.image, policy: spec.imagePullPolicy, backoffKey: pod.metadata.uid, sandbox: sandbox.config, ref, ...(pullSecrets ? { pullSecrets } : {}) }, signal, sync.slot);
   if (!image.ok) {
     deps.events?.event(ref, 'Warning', 'Failed', `Error: ${image.reason}`);
     result.waiting.set(spec.name, { reason: image.reason, message: image.message });
@@ -294,7 +300,10 @@ async function startContainer(sync: PodSync, sandbox: SandboxFacts, c: { spec: C
   try {
     // runAsNonRoot is checked against the image's user: asked for when the presence answer had none (after a pull).
     const user = image.user ?? (needsImageUser(pod, spec) ? await deps.images.user(spec.image, signal) : undefined);
-    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [], ...(user ? { image: user } : {}) };
+    const envObjects = deps.apiObjects && (await fetchEnvObjects(pod, spec, deps.apiObjects, signal).catch((e: unknown) => {
+      throw e instanceof EnvSourceError ? new ContainerConfigError('CreateContainerConfigError', e.message) : e;
+    }));
+    const facts = { nodeName: deps.nodeName, hostIP: deps.hostIP, podIP: sandbox.podIP, podIPs: sandbox.podIP ? [sandbox.podIP] : [], ...(user ? { image: user } : {}), ...(envObjects ? { envObjects } : {}) };
     const config = containerConfig(pod, spec, c.type, c.restartCount, facts, deps.container);
     await deps.volumes?.prepareSubPaths(pod, spec, config.mounts, signal).catch((e: unknown) => {
       throw signal.aborted ? e : new ContainerConfigError('CreateContainerConfigError', (e as Error).message);

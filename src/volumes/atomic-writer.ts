@@ -15,7 +15,8 @@ const DATA_DIR_TMP = '..data_tmp';
 const TS_DIR_MODE = 0o755;
 
 export interface FileProjection {
-  content: string;
+  /** Text (written as UTF-8) or bytes (Secret and binary ConfigMap keys). */
+  content: string | Uint8Array;
   /** Permission bits of the file. */
   mode: number;
 }
@@ -34,6 +35,8 @@ export function checkPayloadPath(path: string): string | undefined {
 /** The top-level names of a payload's paths: the user-visible symlinks. */
 export const topLevel = (paths: Iterable<string>): Set<string> => new Set([...paths].map((p) => p.split('/')[0]!));
 
+const sameContent = (a: string | Uint8Array, b: string | Uint8Array): boolean => (typeof a === 'string' && typeof b === 'string' ? a === b : Buffer.from(a).equals(Buffer.from(b)));
+
 /**
  * Whether the payload must be written, and which user-visible top-level paths
  * go (those of the current payload that the new one lacks). `current`
@@ -45,7 +48,7 @@ export function planWrite(payload: Payload, current: Payload | undefined): { wri
   if (current === undefined || current.size !== payload.size) return { write: true, remove };
   for (const [path, want] of payload) {
     const have = current.get(path);
-    if (!have || have.content !== want.content || have.mode !== want.mode) return { write: true, remove };
+    if (!have || !sameContent(have.content, want.content) || have.mode !== want.mode) return { write: true, remove };
   }
   return { write: false, remove };
 }
@@ -62,7 +65,7 @@ async function readPayload(dir: string, base = ''): Promise<Map<string, FileProj
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const rel = base === '' ? e.name : `${base}/${e.name}`;
     if (e.isDirectory()) for (const [k, v] of await readPayload(`${dir}/${e.name}`, rel)) out.set(k, v);
-    else if (e.isFile()) out.set(rel, { content: await readFile(`${dir}/${e.name}`, 'utf8'), mode: (await stat(`${dir}/${e.name}`)).mode & 0o7777 });
+    else if (e.isFile()) out.set(rel, { content: new Uint8Array(await readFile(`${dir}/${e.name}`)), mode: (await stat(`${dir}/${e.name}`)).mode & 0o7777 });
   }
   return out;
 }

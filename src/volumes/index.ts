@@ -4,6 +4,9 @@
 // plugin contract that API-backed kinds (configMap, secret, projected,
 // clusterTrustBundle) will implement once an API server exists.
 import type { AgentLogger } from '../log/index.js';
+import type { ApiObjectSource } from '../api-objects/index.js';
+import { configMapPlugin, secretPlugin } from './api-volumes.js';
+import { projectedPlugin, type ProjectedOptions } from './projected.js';
 import { downwardApiPlugin } from './downward-api.js';
 import { emptyDirPlugin } from './empty-dir.js';
 import { checkHostPath, hostPathPlugin, pathKind } from './host-path.js';
@@ -17,6 +20,18 @@ export { unservableMessage, type VolumeManager } from './manager.js';
 export { createOrphanCleanup, type OrphanCleanupOptions } from './orphans.js';
 export { VolumeSetUpError, type NodeFacts, type VolumeContext, type VolumePlugin, type VolumesOutcome } from './types.js';
 export { podDir, volumeHostPath } from './paths.js';
+export { configMapPlugin, secretPlugin } from './api-volumes.js';
+export { projectedPlugin, type ProjectedOptions } from './projected.js';
+
+/**
+ * The plugins of the API-backed kinds (configMap, secret, projected) reading
+ * through `source`, for VolumesInput.extraPlugins in API-server mode; a
+ * standalone agent passes none and such pods keep waiting. Secret volumes are
+ * tmpfs mounts unless `secretsInMemory` is false.
+ */
+export function apiVolumePlugins(source: ApiObjectSource, opts: ProjectedOptions & { secretsInMemory?: boolean }): VolumePlugin[] {
+  return [configMapPlugin(source), secretPlugin(source, opts.secretsInMemory ?? true), projectedPlugin(source, opts)];
+}
 
 export interface VolumesInput {
   /** --root-dir: volumes live under <root>/pods/<uid>/volumes. */

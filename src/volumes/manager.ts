@@ -98,7 +98,8 @@ export function createVolumeManager(opts: VolumeManagerOptions): VolumeManager {
         return fail(pod, v, e instanceof VolumeSetUpError ? e : new VolumeSetUpError((e as Error).message, { cause: e }), false);
       }
       lastFailure.get(uid)?.delete(v.name);
-      if (!v.downwardAPI) once.add(key);
+      // Kinds whose content follows the pod or the API (downwardAPI, configMap, secret, projected) are refreshed on every sync.
+      if (!v.downwardAPI && !v.configMap && !v.secret && !v.projected) once.add(key);
     }
     return { ready: true };
   };

@@ -66,8 +66,8 @@ export function containerMounts(pod: Pod, c: Container, root: string, env: Reado
     // Validation makes every mount name a volume; one the node cannot serve never gets here (the pod waits for it).
     if (base === undefined) throw new MountConfigError(`volume "${m.name}" of mount ${m.mountPath} cannot be mounted`);
     const sub = mountSubPath(m, env);
-    // API data volumes (downwardAPI; later configMap, secret, projected) are always mounted read-only, as the kubelet's mustMountRO.
-    const readonly = m.readOnly === true || v!.downwardAPI !== undefined;
+    // API data volumes (downwardAPI, configMap, secret, projected) are always mounted read-only, as the kubelet's mustMountRO.
+    const readonly = m.readOnly === true || v!.downwardAPI !== undefined || v!.configMap !== undefined || v!.secret !== undefined || v!.projected !== undefined;
     return { containerPath: m.mountPath, hostPath: sub === '' ? base : joinSubPath(base, sub), readonly, propagation: PROPAGATION[m.mountPropagation ?? 'None'] };
   });
 }

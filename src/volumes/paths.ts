@@ -5,6 +5,9 @@ import type { Volume } from '../pod-model/pod-types.js';
 
 export const EMPTY_DIR_PLUGIN = 'platform.io~empty-dir';
 export const DOWNWARD_API_PLUGIN = 'platform.io~downward-api';
+export const CONFIG_MAP_PLUGIN = 'platform.io~configmap';
+export const SECRET_PLUGIN = 'platform.io~secret';
+export const PROJECTED_PLUGIN = 'platform.io~projected';
 
 /** `<root>/pods/<uid>`: everything the agent keeps for one pod; removed with the pod. */
 export const podDir = (root: string, uid: string): string => `${root}/pods/${uid}`;
@@ -27,5 +30,8 @@ export function volumeHostPath(root: string, uid: string, v: Volume): string | u
   if (v.hostPath) return v.hostPath.path;
   if (v.emptyDir) return volumeDir(root, uid, EMPTY_DIR_PLUGIN, v.name);
   if (v.downwardAPI) return volumeDir(root, uid, DOWNWARD_API_PLUGIN, v.name);
+  if (v.configMap) return volumeDir(root, uid, CONFIG_MAP_PLUGIN, v.name);
+  if (v.secret) return volumeDir(root, uid, SECRET_PLUGIN, v.name);
+  if (v.projected) return volumeDir(root, uid, PROJECTED_PLUGIN, v.name);
   return undefined;
 }

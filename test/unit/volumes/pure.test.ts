@@ -249,9 +249,10 @@ describe('container mounts', () => {
   });
 
   it('volume kinds and host paths', () => {
-    const q = pod({ volumes: [{ name: 'cfg', configMap: { name: 'x' } }, { name: 's', emptyDir: {} }] });
-    expect(q.spec.volumes!.map(volumeKind)).toEqual(['configMap', 'emptyDir']);
-    expect(volumeHostPath('/r', 'u', q.spec.volumes![0]!)).toBeUndefined();
+    const q = pod({ volumes: [{ name: 'cfg', configMap: { name: 'x' } }, { name: 's', emptyDir: {} }, { name: 'n', nfs: { server: 'h', path: '/' } }] });
+    expect(q.spec.volumes!.map(volumeKind)).toEqual(['configMap', 'emptyDir', 'nfs']);
+    expect(volumeHostPath('/r', 'u', q.spec.volumes![0]!)).toBe('/r/pods/u/volumes/platform.io~configmap/cfg');
+    expect(volumeHostPath('/r', 'u', q.spec.volumes![2]!)).toBeUndefined();
   });
 });
 

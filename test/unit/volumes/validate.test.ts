@@ -74,8 +74,12 @@ describe('valid volumes', () => {
     expect(problems(raw)).toEqual([]);
   });
 
-  it('decodes the API’s other sources by key only, and drops keys the API does not define', () => {
-    const d = decodePod(vol({ name: 'cfg', configMap: { name: 'x', items: [{ key: 'k', path: 'p' }] } }, { name: 's', secret: { secretName: 'y' }, notASource: {} }));
-    expect(d.ok && d.pod.spec.volumes).toEqual([{ name: 'cfg', otherSources: ['configMap'] }, { name: 's', otherSources: ['secret'] }]);
+  it('names the API’s other sources by key (decoding the API-backed ones in full), and drops keys the API does not define', () => {
+    const d = decodePod(vol({ name: 'cfg', configMap: { name: 'x', items: [{ key: 'k', path: 'p' }] } }, { name: 's', secret: { secretName: 'y' }, notASource: {} }, { name: 'n', nfs: { server: 'h' } }));
+    expect(d.ok && d.pod.spec.volumes).toEqual([
+      { name: 'cfg', otherSources: ['configMap'], configMap: { name: 'x', items: [{ key: 'k', path: 'p' }], defaultMode: 0o644 } },
+      { name: 's', otherSources: ['secret'], secret: { secretName: 'y', defaultMode: 0o644 } },
+      { name: 'n', otherSources: ['nfs'] },
+    ]);
   });
 });
