@@ -13,6 +13,7 @@
 // ClientConfigError (unusable bootstrap platformconfig).
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { isApiError } from '../api/errors.js';
 import { createApiClient, RESOURCES, type ApiClient } from '../client/index.js';
 import { loadPlatformConfig } from '../client/config/index.js';
 import type { ClientLog } from '../client/types.js';
@@ -101,7 +102,8 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<v
         break;
       } catch (e) {
         if (o.signal.aborted) throw o.signal.reason;
-        if (e instanceof CertificateRequestError) throw e;
+        // A request the server refuses as malformed will be refused again: no retry.
+        if (e instanceof CertificateRequestError || (isApiError(e) && (e.code === 400 || e.code === 422))) throw e;
         problems.problem(e, { csr: csr.name });
         if (now() - started > timeoutMs) throw new CertificateRequestError(csr.name, 'Timeout', 'metadata.name', `could not be created within ${Math.round(timeoutMs / 1000)} s: ${(e as Error).message}`);
         await abortableSleep(renewRetryDelayMs(failures, random()), o.signal);
