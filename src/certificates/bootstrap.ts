@@ -42,6 +42,7 @@ export interface BootstrapOptions {
   readonly now?: () => number;
   readonly random?: () => number;
   readonly waitTimeoutMs?: number;
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Builds the client of the bootstrap credential (default: createApiClient over JSON at the spec's default rates). */
   readonly bootstrapClient?: (platformconfig: string) => Promise<ApiClient>;
 }
@@ -106,7 +107,7 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<v
         if (e instanceof CertificateRequestError || (isApiError(e) && (e.code === 400 || e.code === 422))) throw e;
         problems.problem(e, { csr: csr.name });
         if (now() - started > timeoutMs) throw new CertificateRequestError(csr.name, 'Timeout', 'metadata.name', `could not be created within ${Math.round(timeoutMs / 1000)} s: ${(e as Error).message}`);
-        await abortableSleep(renewRetryDelayMs(failures, random()), o.signal);
+        await (o.sleep ?? abortableSleep)(renewRetryDelayMs(failures, random()), o.signal);
       }
     }
     problems.recovered({ csr: csr.name });
