@@ -3,7 +3,7 @@
 // composition root calls bootstrapClientCertificate before building the API
 // client, and runs createClientCertificateRotation with --rotate-certificates.
 export { bootstrapClientCertificate, platformConfigValidity, type BootstrapOptions } from './bootstrap.js';
-export { createClientCertificateRotation, type ClientCertificateRotation, type ClientRotationOptions } from './rotation.js';
+export { ClientCertificateExpiredError, EXPIRED_EXIT_AFTER_MS, createClientCertificateRotation, type ClientCertificateRotation, type ClientRotationOptions } from './rotation.js';
 export { CertificateRequestError, csrOutcome, type CsrOutcome, type CsrRequestProblem } from './request.js';
 export { CertificateFileError, type CertKeyPair } from './store.js';
 export { CLIENT_PAIR_PREFIX, clientCertificateValidity, pairPaths, type CertificateValidity, type Lifetime, type PairPaths } from './layout.js';

@@ -6,8 +6,10 @@
 // pair into --cert-dir, swaps `agent-client-current.pem` and hands the pair
 // to the transport, whose new connections present it (no restart). A failed
 // attempt (server down, request refused or unsigned) is logged once and
-// retried with the manager's back-off (2 s doubling, then every 32 s).
-// Nothing runs after the signal aborts.
+// retried with the manager's back-off (2 s doubling, then every 32 s); once
+// the certificate has been expired for 5 minutes without a new one, run()
+// rejects with ClientCertificateExpiredError (the kubelet exits then, so
+// that its restart bootstraps). Nothing runs after the signal aborts.
 import type { ApiClient } from '../client/index.js';
 import { RESOURCES } from '../client/index.js';
 import type { ClientLog } from '../client/types.js';
@@ -38,6 +40,25 @@ export interface ClientRotationOptions {
 export interface ClientCertificateRotation extends Component {
   /** The lifetime of the certificate in use, once known (for status and tests). */
   current(): Lifetime | undefined;
+}
+
+/**
+ * How long the agent runs on with an expired client certificate and no new
+ * one before the rotation fails (and the agent exits, so that a restart
+ * bootstraps again): the kubelet's 5 minutes (UpdateTransport's exitAfter).
+ */
+export const EXPIRED_EXIT_AFTER_MS = 300_000;
+
+/** The client certificate expired and could not be renewed for EXPIRED_EXIT_AFTER_MS: fatal for the rotation. */
+export class ClientCertificateExpiredError extends Error {
+  constructor(
+    readonly path: string,
+    readonly notAfter: Date,
+    cause: unknown,
+  ) {
+    super(`the client certificate (${path}) expired at ${notAfter.toISOString()} and could not be renewed for ${EXPIRED_EXIT_AFTER_MS / 60_000} minutes; a restart may be needed to bootstrap new credentials`, { cause });
+    this.name = 'ClientCertificateExpiredError';
+  }
 }
 
 /** The longest single sleep: timers cap at 2^31 ms, and a daily look catches a pair replaced by hand. */
@@ -118,6 +139,7 @@ export function createClientCertificateRotation(o: ClientRotationOptions): Clien
           if (signal.aborted) break;
           failures++;
           problems.problem(e, { expiration: lifetime.notAfter.toISOString() });
+          if (now() - lifetime.notAfter.getTime() > EXPIRED_EXIT_AFTER_MS) throw new ClientCertificateExpiredError(paths.current, lifetime.notAfter, e);
           await sleep(renewRetryDelayMs(failures, random()), signal);
         }
       }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import { parseCsr } from '../../../src/apiserver/controllers/pkcs10.js';
-import { createClientCertificateRotation } from '../../../src/certificates/rotation.js';
+import { ClientCertificateExpiredError, EXPIRED_EXIT_AFTER_MS, createClientCertificateRotation } from '../../../src/certificates/rotation.js';
 import { CLIENT_PAIR_PREFIX, pairPaths } from '../../../src/certificates/layout.js';
 import { writePair } from '../../../src/certificates/store.js';
 import type { ClientRotationOptions } from '../../../src/certificates/rotation.js';
@@ -121,5 +121,29 @@ describe('client certificate rotation', () => {
     ac.abort(new Error('stop'));
     await run;
     expect(warnings).toEqual(['No client certificate to rotate: the platformconfig authenticates otherwise']);
+  });
+});
+
+describe('an expired client certificate that cannot be renewed', () => {
+  it('fails the rotation with ClientCertificateExpiredError once expired for 5 minutes, not before', async () => {
+    const certDir = await mkdtemp(join(tmpdir(), 'rot-'));
+    dirs.push(certDir);
+    const paths = pairPaths(certDir, CLIENT_PAIR_PREFIX);
+    const k = generateKeyPair();
+    const notAfter = Date.now() - 1_000;
+    await writePair(paths, certDir, { cert: signFor(k.publicKey, 'system:node:n1', notAfter - 3_600_000, notAfter), key: privateKeyPem(k.privateKey) }, new Date());
+    const csrs = fakeCsrs(1_000_000);
+    let clock = Date.now();
+    const client = { rest: { resource: () => csrs.client }, transport: {}, connection: { clientCert: undefined } } as unknown as ClientRotationOptions['client'];
+    const rotation = createClientCertificateRotation({
+      client, certDir, nodeName: 'n1', log: { info: () => {}, warn: () => {}, error: () => {} }, now: () => clock,
+      // Each retry wait moves the clock on by what it asked for.
+      sleep: async (ms) => void (clock += ms),
+    });
+    const err = await rotation.run(new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClientCertificateExpiredError);
+    expect((err as ClientCertificateExpiredError).notAfter.getTime()).toBe(Math.floor(notAfter / 1000) * 1000);
+    expect(clock - notAfter).toBeGreaterThan(EXPIRED_EXIT_AFTER_MS);
+    expect(clock - notAfter).toBeLessThan(EXPIRED_EXIT_AFTER_MS + 40_000);
   });
 });
