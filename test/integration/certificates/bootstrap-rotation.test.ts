@@ -5,13 +5,14 @@
 // the next request of the same ApiClient goes out on a new connection that
 // presents the new certificate.
 import { X509Certificate } from 'node:crypto';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { lstat, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { bootstrapClientCertificate, createClientCertificateRotation, platformConfigValidity } from '../../../src/certificates/index.js';
 import { RESOURCES, createApiClient, type ApiClient, type ClientLog } from '../../../src/client/index.js';
 import { startServer, USERS, type ServerHandle } from '../../conformance/helpers/server.js';
@@ -92,8 +93,8 @@ describe('TLS bootstrap and client certificate rotation against platform-apiserv
   it('rotates past the deadline, and the same ApiClient then connects with the new certificate', async () => {
     const client = clients[0]!;
     const before = new X509Certificate(await readFile(join(dir, 'pki', 'agent-client-current.pem')));
-    // The clock stands past any 70-90 % deadline until the rotation is logged, then back at now.
-    let shiftMs = 400 * 86_400_000;
+    // The clock stands 300 days on (past any 70-90 % deadline of the year-long certificate, before its expiry) until the rotation is logged, then back at now.
+    let shiftMs = 300 * 86_400_000;
     let rotated!: () => void;
     const done = new Promise<void>((r) => (rotated = r));
     const log = recordingLog((m) => {
@@ -102,11 +103,13 @@ describe('TLS bootstrap and client certificate rotation against platform-apiserv
         rotated();
       }
     });
-    const rotation = createClientCertificateRotation({ client, certDir: join(dir, 'pki'), nodeName: NODE, log, now: () => Date.now() + shiftMs });
+    const rotation = createClientCertificateRotation({ client, certDir: join(dir, 'pki'), nodeName: NODE, log, now: () => Date.now() + shiftMs, random: () => 0 });
     const ac = new AbortController();
-    const running = rotation.run(ac.signal).catch(() => undefined);
+    let failure: unknown;
+    const running = rotation.run(ac.signal).catch((e: unknown) => (failure = e));
     try {
-      await done;
+      await Promise.race([done, running]);
+      expect(failure).toBeUndefined();
     } finally {
       ac.abort(new Error('test over'));
       await running;
@@ -130,5 +133,73 @@ describe('TLS bootstrap and client certificate rotation against platform-apiserv
       unsubscribe('undici:client:connected', onConnect);
     }
     expect(presented).toEqual([after.fingerprint256]);
+  }, 60_000);
+
+  it('a rotation while the server is unreachable is retried with back-off and succeeds once it is back', async () => {
+    // A loopback TCP relay in front of the server: "down" resets every connection.
+    let down = true;
+    const sockets = new Set<Socket>();
+    const relay = createNetServer((inbound) => {
+      sockets.add(inbound);
+      inbound.once('close', () => sockets.delete(inbound));
+      if (down) {
+        inbound.destroy();
+        return;
+      }
+      const outbound = connect(srv.port, '127.0.0.1');
+      sockets.add(outbound);
+      outbound.once('close', () => sockets.delete(outbound));
+      inbound.pipe(outbound).pipe(inbound);
+      const end = (): void => {
+        inbound.destroy();
+        outbound.destroy();
+      };
+      inbound.once('error', end);
+      outbound.once('error', end);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const relayPort = (relay.address() as AddressInfo).port;
+    const conf = parse(await readFile(join(dir, 'etc', 'agent.conf'), 'utf8')) as { clusters: Array<{ cluster: { server: string } }> };
+    conf.clusters[0]!.cluster.server = `https://127.0.0.1:${relayPort}`;
+    await writeFile(join(dir, 'relay.conf'), stringify(conf));
+    const client = await createApiClient({ platformconfig: join(dir, 'relay.conf'), platformApiQps: 0, platformApiBurst: 0, eventQps: 0, eventBurst: 0, contentType: 'application/json', log: recordingLog() });
+    const before = new X509Certificate(await readFile(join(dir, 'pki', 'agent-client-current.pem')));
+    let shiftMs = 300 * 86_400_000;
+    let failed!: () => void;
+    const failedOnce = new Promise<void>((r) => (failed = r));
+    let rotated!: () => void;
+    const done = new Promise<void>((r) => (rotated = r));
+    const log = recordingLog((m) => {
+      if (m === 'Rotated the client certificate') {
+        shiftMs = 0;
+        rotated();
+      }
+    });
+    const warn = log.warn;
+    log.warn = (m, f) => {
+      warn(m, f);
+      failed();
+    };
+    const rotation = createClientCertificateRotation({ client, certDir: join(dir, 'pki'), nodeName: NODE, log, now: () => Date.now() + shiftMs, random: () => 0 });
+    const ac = new AbortController();
+    let failure: unknown;
+    const running = rotation.run(ac.signal).catch((e: unknown) => (failure = e));
+    try {
+      await Promise.race([failedOnce, running]);
+      expect(failure).toBeUndefined();
+      down = false;
+      await Promise.race([done, running]);
+      expect(failure).toBeUndefined();
+    } finally {
+      ac.abort(new Error('test over'));
+      await running;
+      await client.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => relay.close(() => r()));
+    }
+    expect(log.lines.filter((l) => l.startsWith('WARN'))).toHaveLength(1);
+    expect(log.lines.some((l) => l.includes('recovered'))).toBe(true);
+    const after = new X509Certificate(await readFile(join(dir, 'pki', 'agent-client-current.pem')));
+    expect(after.fingerprint256).not.toBe(before.fingerprint256);
   }, 60_000);
 });
