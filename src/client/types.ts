@@ -92,6 +92,12 @@ export interface Transport {
   stream(req: TransportRequest): Promise<TransportStream>;
   /** Closes the pool; requests in flight fail; later ones reject. Idempotent. */
   close(): Promise<void>;
+  /**
+   * A renewed client certificate (src/certificates' rotation): new
+   * connections present it from now on; open ones finish what they carry and
+   * close. Optional so test transports need not have it. Never blocks.
+   */
+  setClientCertificate?(cert: { readonly cert: string; readonly key: string }): void;
 }
 
 // ------------------------------------------------------------------ resources

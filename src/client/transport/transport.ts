@@ -43,7 +43,10 @@ type Attempt = { done: TransportResponse | TransportStream } | { failed: ApiStat
 class TimedOut extends Error {}
 
 export class HttpTransport implements Transport {
-  private readonly pools: Pools;
+  private pools: Pools;
+  /** Pools replaced by a certificate change, draining; destroyed at close. */
+  private readonly retired = new Set<Pools>();
+  private readonly conn: ConnectionConfig;
   private readonly closed = new AbortController();
   private readonly limiters: Limiters;
   private readonly token: BearerToken;
@@ -65,7 +68,23 @@ export class HttpTransport implements Transport {
     this.userAgent = opts.userAgent ?? defaultUserAgent();
     this.token = new BearerToken({ token: conn.token, tokenFile: conn.tokenFile, log: opts.log, now: this.now, ...(opts.tokenFileIo === undefined ? {} : { io: opts.tokenFileIo }) });
     this.warnings = new WarningLog(opts.log);
+    this.conn = conn;
     this.pools = createPools(conn);
+  }
+
+  /**
+   * Later requests dial with `cert`: new pools replace the old ones, which
+   * close once their requests and watches end (the old certificate is still
+   * valid then: a rotation happens well before expiry). Synchronous.
+   */
+  setClientCertificate(cert: { readonly cert: string; readonly key: string }): void {
+    if (this.closed.signal.aborted) return;
+    const old = this.pools;
+    this.pools = createPools({ ...this.conn, clientCert: { cert: cert.cert, key: cert.key } });
+    this.retired.add(old);
+    void Promise.all([old.requests.close(), old.streams.close()])
+      .catch(() => undefined)
+      .finally(() => this.retired.delete(old));
   }
 
   request(req: TransportRequest): Promise<TransportResponse> {
@@ -79,7 +98,8 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed.signal.aborted) return;
     this.closed.abort(new Error('the transport is closed'));
-    await Promise.all([this.pools.requests.destroy(), this.pools.streams.destroy()]);
+    const all = [this.pools, ...this.retired];
+    await Promise.all(all.flatMap((p) => [p.requests.destroy().catch(() => undefined), p.streams.destroy().catch(() => undefined)]));
   }
 
   private closedError(ref: RequestRef): ClientConnectionError {

@@ -29,7 +29,9 @@ export const certificatesigningrequests: Strategy = {
       { name: 'approval', kind: 'CertificateSigningRequest', verbs: STATUS_VERBS },
     ],
   },
-  nameRule: 'subdomain',
+  // Upstream's ValidateCertificateRequestName accepts any name: a node names its
+  // request node-csr-<base64url digest>, with capitals and underscores.
+  nameRule: 'path-segment',
   allowCreateOnUpdate: false,
   selectableFields: ['spec.signerName'],
   prepareForCreate(obj) {
