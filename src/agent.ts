@@ -26,7 +26,7 @@ import { configuredSourceNames, createConfiguredSources, createManifestParser, P
 import { createStatusStore, type StatusStore } from './status/index.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import { explicitSettings } from './config/redact.js';
-import { warnApiServerModeNotServed } from './lifecycle/api-server-mode.js';
+import { clusterPodParts, connectCluster, type Cluster } from './cluster.js';
 import { createAgentMetrics, instrumentRuntime, type AgentMetrics } from './metrics/index.js';
 import type { RuntimeService } from './cri/types.js';
 import { wireNodeServers } from './serve.js';
@@ -76,14 +76,13 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
   let lock: HeldLock | undefined;
   let rootDirLock: HeldLock | undefined;
   let wing: PodWing | undefined;
+  let cluster: Cluster | undefined;
   let lockLost = false;
   try {
     const mode = modeOf(opts.resolved);
     log.info('Starting agent', { version: opts.version, mode, files: opts.resolved.files, nodeVersion: process.version });
     log.v(2)?.info('Configuration set by files and flags', { settings: explicitSettings(opts.resolved) });
     if (mode === 'api-server') await checkPlatformConfig(opts.resolved);
-    // Until API-server mode exists: say what is not served, never run silently without it.
-    if (mode === 'api-server') warnApiServerModeNotServed(log, flags.platformconfig);
 
     if (flags.lockFilePath !== '') {
       lock = await acquireLock(flags.lockFilePath, {
@@ -116,9 +115,11 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
 
     const liveness = new LivenessRegistry();
     const metrics = createAgentMetrics({ log: log.child({ component: 'pods' }) });
+    // --runonce runs the local sources only, as the kubelet's.
+    if (mode === 'api-server' && !cfg.runOnce) cluster = await connectCluster(opts.resolved, nodeName(flags.hostnameOverride), log, controller.signal);
     // Standalone, events have nowhere to go: the kubelet drops them; the agent logs them at -v=4.
-    const events = loggingRecorder(log.child({ component: 'events' }));
-    wing = await wirePods(opts.resolved, log, liveness, metrics, events, controller.signal);
+    const events = cluster?.events ?? loggingRecorder(log.child({ component: 'events' }));
+    wing = await wirePods({ resolved: opts.resolved, version: opts.version, log, liveness, metrics, events, cluster }, controller.signal);
     if (cfg.runOnce) return await runOnce(wing, controller, log);
     const servers = await wireNodeServers({
       resolved: opts.resolved,
@@ -127,10 +128,9 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
       metrics,
       node: { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) },
       pods: wing === undefined ? undefined : { runtime: wing.runtime, status: wing.status, podLogsDir: wing.podLogsDir },
-      // API-server mode (issue 19) hands the API client's review calls in here.
-      reviews: undefined,
+      reviews: cluster?.reviews,
     });
-    const components: Component[] = [...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    const components: Component[] = [...(cluster?.components ?? []), ...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.
@@ -149,6 +149,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
     return 1;
   } finally {
     await wing?.close();
+    await cluster?.close();
     await rootDirLock?.release();
     await lock?.release();
     await logging.close();
@@ -160,10 +161,11 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
 /**
  * Whether this agent manages pods, and so must be the only one on its --root-dir:
  * a pod source is configured (also with --runonce, whose pods a second agent
- * would tear down as orphans). Without one it touches no pod and takes no lock.
+ * would tear down as orphans), the API server's included. Without one it
+ * touches no pod and takes no lock.
  */
 export function managesPods(r: ResolvedConfig): boolean {
-  return r.config.staticPodPath !== '' || r.config.staticPodURL !== '';
+  return r.config.staticPodPath !== '' || r.config.staticPodURL !== '' || modeOf(r) === 'api-server';
 }
 
 /**
@@ -201,9 +203,21 @@ interface PodWing {
  * manager, sources → merger → pod manager ⇄ PLEG, status store. Undefined
  * when no pod source is configured: the agent then never connects to the runtime.
  */
-async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessRegistry, metrics: AgentMetrics, events: EventRecorder, signal: AbortSignal): Promise<PodWing | undefined> {
+interface WireInput {
+  readonly resolved: ResolvedConfig;
+  readonly version: string;
+  readonly log: AgentLogger;
+  readonly liveness: LivenessRegistry;
+  readonly metrics: AgentMetrics;
+  readonly events: EventRecorder;
+  /** API-server mode: the API pod source, pod status, mirror pods and the node join the wing. */
+  readonly cluster: Cluster | undefined;
+}
+
+async function wirePods(x: WireInput, signal: AbortSignal): Promise<PodWing | undefined> {
+  const { resolved: r, log, liveness, metrics, events, cluster } = x;
   const { config: cfg, flags } = r;
-  const sources = configuredSourceNames(cfg);
+  const sources: SourceName[] = [...configuredSourceNames(cfg), ...(cluster ? (['api'] as const) : [])];
   if (sources.length === 0) {
     log.info('No pod sources configured (--pod-manifest-path, --manifest-url); not connecting to the container runtime');
     return undefined;
@@ -238,7 +252,7 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
       metrics,
       events,
     });
-    sync = { ...createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober, events }), metrics };
+    sync = { ...createSyncDeps({ runtime, images, node, cfg, rootDirectory: flags.rootDirectory, log, probes: prober, events, ...(cluster ? { apiObjects: cluster.apiObjects } : {}) }), metrics };
   } catch (e) {
     runtime.close();
     throw e;
@@ -273,7 +287,25 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
     const { updates, rejected } = merger.set(source, pods);
     for (const x of rejected) log.error('Pod rejected', { source: x.source, pod: `${x.pod.metadata.namespace}/${x.pod.metadata.name}`, reason: x.reason });
     manager.applyUpdates(updates);
+    api?.staticPodsChanged(merger.pods(), merger.allSourcesSeen());
   };
+  const api =
+    cluster &&
+    clusterPodParts(cluster, {
+      resolved: r,
+      version: x.version,
+      nodeName: node.name,
+      runtime,
+      status,
+      sidecars: sync.sidecars === true,
+      health: () => {
+        const why = pleg.unhealthy();
+        return why === undefined ? undefined : `PLEG is not healthy: ${why}`;
+      },
+      couldHaveRunningContainers: (uid) => manager.couldHaveRunningContainers(uid),
+      feedApiPods: (pods) => feed('api', pods),
+      log,
+    });
   // One parser for both sources: large manifests go to its worker thread, one at a time.
   const parser = createManifestParser({ log: log.child({ component: 'manifest-parser' }) });
   const components: Component[] = [manager, pleg, prober];
@@ -281,7 +313,9 @@ async function wirePods(r: ResolvedConfig, log: AgentLogger, liveness: LivenessR
   if (burstGc) components.push(burstGc);
   const logLimits = logRotationLimits(cfg);
   if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, podLogsDir: sync.sandbox.podLogsDir, log: log.child({ component: 'container-logs' }) }));
+  if (api) components.push(...api.components);
   for (const s of createConfiguredSources({ cfg, node: node.name, sidecars: sync.sidecars === true, parser, log, onPods: feed })) components.push(s.component);
+  if (api) components.push(api.source);
   log.info('Pod pipeline ready', { node: node.name, hostIP: node.ip, sources, maxPods });
   const close = async (): Promise<void> => {
     runtime.close();

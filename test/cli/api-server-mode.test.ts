@@ -1,10 +1,13 @@
-// --platformconfig selects API-server mode, which does not exist yet: the
-// agent must say so at start, naming what is not served, never run silently.
+// --platformconfig selects API-server mode. A connection file the agent cannot
+// use is a start-up error naming the file (as the kubelet's "invalid
+// kubeconfig"), never a silent standalone run; a usable one whose server is
+// down still lets the agent start and run (it retries the server meanwhile).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-process.js';
 import { killAllDaemons, startAgent } from '../helpers/agent-daemon.js';
+import { freePort } from '../helpers/net.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 
@@ -19,34 +22,41 @@ function workDir(): string {
   return t.dir;
 }
 
-describe('--platformconfig (API-server mode, not implemented yet)', () => {
-  it('warns at start, naming what is not served, before the agent runs its local sources', async () => {
+describe('--platformconfig (API-server mode)', () => {
+  it('an unusable platformconfig stops the start, naming the file', async () => {
     const dir = workDir();
     const conf = join(dir, 'agent.conf');
     writeFileSync(conf, '');
     const agent = startAgent([`--root-dir=${join(dir, 'root')}`, `--platformconfig=${conf}`, '--healthz-port=0']);
-    await agent.waitForLine(/\] all components ready /, { timeoutMs: 10_000 });
-    const warnings = agent.lines().filter((l) => l.startsWith('W') && /API server mode/.test(l));
-    expect(warnings, agent.stderr).toHaveLength(1);
-    const [warning] = warnings;
-    expect(warning).toMatch(/API server mode is not implemented yet/);
-    for (const part of ['node registration', 'pods from the API server', 'node status updates', 'node lease renewal']) expect(warning).toContain(part);
-    expect(warning).toMatch(/Only the local pod sources \(--pod-manifest-path, --manifest-url\) run/);
-    expect(warning).toContain(`platformconfig="${conf}"`);
-    // It comes right after the start line, before anything is waited for.
-    const lines = agent.lines();
-    expect(lines.findIndex((l) => l === warning)).toBeGreaterThan(lines.findIndex((l) => /\] Starting agent .*mode="api-server"/.test(l)));
-    expect(agent.kill('SIGTERM')).toBe(true);
-    expect(await agent.waitForExit(10_000)).toEqual({ code: 0, signal: null });
+    const exit = await agent.waitForExit(20_000);
+    expect(exit.code, agent.stderr).toBe(1);
+    expect(agent.stderr).toContain(conf);
+    expect(agent.stderr).not.toMatch(/all components ready/);
   });
 
-  it('standalone mode says nothing about API-server mode', async () => {
+  it('with the API server down the agent still starts, and stops cleanly', async () => {
     const dir = workDir();
-    const agent = startAgent([`--root-dir=${join(dir, 'root')}`, '--healthz-port=0']);
-    await agent.waitForLine(/\] all components ready /, { timeoutMs: 10_000 });
-    expect(agent.stderr).not.toMatch(/API server mode/);
+    const conf = join(dir, 'agent.conf');
+    const port = await freePort();
+    writeFileSync(
+      conf,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        `- name: c\n  cluster:\n    server: https://127.0.0.1:${port}\n    insecure-skip-tls-verify: true`,
+        'users:',
+        '- name: u\n  user:\n    token: t',
+        'contexts:',
+        '- name: x\n  context:\n    cluster: c\n    user: u',
+        'current-context: x',
+        '',
+      ].join('\n'),
+    );
+    const agent = startAgent([`--root-dir=${join(dir, 'root')}`, `--platformconfig=${conf}`, '--healthz-port=0', '--container-runtime-endpoint=unix:///nonexistent/containerd.sock']);
+    await agent.waitForLine(/Starting agent .*mode="api-server"/, { timeoutMs: 10_000 });
     expect(agent.kill('SIGTERM')).toBe(true);
-    expect(await agent.waitForExit(10_000)).toEqual({ code: 0, signal: null });
+    expect(await agent.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+    expect(agent.stderr).not.toMatch(/not implemented/);
   });
 });
-

@@ -20,6 +20,8 @@ export const USERS = {
   alice: { token: 'alice-token', uid: 'uid-alice', groups: ['devs'] },
   bob: { token: 'bob-token', uid: 'uid-bob', groups: [] as string[] },
   node1: { token: 'node1-token', uid: 'uid-node1', groups: ['system:nodes'], name: 'system:node:node1' },
+  /** The node of the end-to-end agent (test/e2e/helpers/agent-node.ts NODE). */
+  e2eNode: { token: 'e2e-node-token', uid: 'uid-e2e-node', groups: ['system:nodes'], name: 'system:node:e2e-node' },
   /** A node's bootstrap credential (csr-signing.test.ts). */
   bootstrap: { token: 'bootstrap-token', uid: 'uid-bootstrap', groups: ['system:bootstrappers'], name: 'system:bootstrap:abcdef' },
 } as const;

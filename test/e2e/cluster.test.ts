@@ -1,0 +1,183 @@
+// API-server mode end to end: the built agent joined to the built
+// platform-apiserver over a private etcd, pods on the private containerd. The
+// agent authenticates as system:node:e2e-node (a token of the server's token
+// file), so node authorization and NodeRestriction apply to everything it does.
+//
+// One agent per test; the server and etcd live for the file. Every wait is
+// bounded and carries the agent's log when it times out.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, USERS, type ServerHandle } from '../conformance/helpers/server.js';
+import type { ApiClient } from '../conformance/helpers/api-client.js';
+import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { BUSYBOX, container, NODE, pod, podContainers, SLEEP_FOREVER, waitFor, type Node } from './helpers/agent-node.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
+
+const skip = skipWithoutRuntime('API-server mode');
+
+type Obj = { metadata: { name: string; uid: string; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> }; status?: Record<string, unknown>; spec?: Record<string, unknown> };
+
+/** A platformconfig for the e2e node: the server, its CA, the node's token. */
+function nodeConfig(dir: string, srv: ServerHandle): string {
+  const file = join(dir, 'agent.conf');
+  const ca = Buffer.from(srv.ca).toString('base64');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      `- name: e2e\n  cluster:\n    server: ${srv.url}\n    certificate-authority-data: ${ca}`,
+      'users:',
+      `- name: node\n  user:\n    token: ${USERS.e2eNode.token}`,
+      'contexts:',
+      '- name: e2e\n  context:\n    cluster: e2e\n    user: node',
+      'current-context: e2e',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function getJson(api: ApiClient, path: string): Promise<Obj | undefined> {
+  const r = await api.get(path);
+  return r.status === 200 ? (r.json() as Obj) : undefined;
+}
+
+const condition = (o: Obj | undefined, type: string): string | undefined =>
+  ((o?.status?.['conditions'] as Array<{ type: string; status: string }> | undefined) ?? []).find((c) => c.type === type)?.status;
+
+describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver over etcd', () => {
+  const env = useRuntime();
+  let etcd: TestEtcd;
+  let srv: ServerHandle;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'] });
+    // No service-account controller: the pods' account is created here.
+    const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    expect([201, 409]).toContain(sa.status);
+  }, 90_000);
+  afterAll(async () => {
+    await srv?.stop();
+    await etcd?.stop();
+  }, 60_000);
+
+  async function startNode(): Promise<{ node: Node; agent: Awaited<ReturnType<Node['start']>> }> {
+    const node = env.newNode();
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`, '--node-status-update-frequency=2s']);
+    return { node, agent };
+  }
+
+  it('registers a Ready node with a renewed lease, runs a posted pod with its volumes and status, and deletes it', async () => {
+    const { agent } = await startNode();
+    const api = srv.admin;
+    const ready = await waitFor('node Ready', 30_000, async () => {
+      const n = await getJson(api, `/api/v1/nodes/${NODE}`);
+      return condition(n, 'Ready') === 'True' ? n : undefined;
+    }, agent);
+    expect(ready.metadata.name).toBe(NODE);
+    const leasePath = `/apis/coordination.platform.io/v1/namespaces/platform-node-lease/leases/${NODE}`;
+    const lease = await waitFor('lease', 20_000, () => getJson(api, leasePath), agent);
+    expect(lease.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: NODE });
+    const renewed = (l: Obj | undefined): string => String(l?.spec?.['renewTime']);
+    const firstRenew = renewed(lease);
+
+    // A configMap and a secret the pod mounts and reads into its environment.
+    expect((await api.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { greeting: 'hello' } })).status).toBe(201);
+    expect((await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-secret' }, data: { password: Buffer.from('s3cret').toString('base64') } })).status).toBe(201);
+    const web = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'api-web', namespace: 'default' },
+      spec: {
+        nodeName: NODE,
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 2,
+        containers: [
+          {
+            ...container('main', SLEEP_FOREVER),
+            env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'web-config', key: 'greeting' } } }],
+            volumeMounts: [
+              { name: 'cfg', mountPath: '/etc/cfg' },
+              { name: 'sec', mountPath: '/etc/sec' },
+            ],
+          },
+        ],
+        volumes: [
+          { name: 'cfg', configMap: { name: 'web-config' } },
+          { name: 'sec', secret: { secretName: 'web-secret' } },
+        ],
+      },
+    };
+    const created = await api.post('/api/v1/namespaces/default/pods', web);
+    expect(created.status, created.text()).toBe(201);
+    const podPath = '/api/v1/namespaces/default/pods/api-web';
+    const running = await waitFor('api-web Running in the API', 60_000, async () => {
+      const p = await getJson(api, podPath);
+      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+    }, agent);
+    expect(running.status?.['podIP']).toBe('127.0.0.1');
+    const statuses = running.status?.['containerStatuses'] as Array<{ name: string; ready: boolean; state: Record<string, unknown>; image: string }>;
+    expect(statuses).toHaveLength(1);
+    expect(statuses[0]).toMatchObject({ name: 'main', ready: true });
+    expect(statuses[0]?.state).toHaveProperty('running');
+
+    const [c] = await podContainers(env.cri, running.metadata.uid);
+    expect(c?.state).toBe('RUNNING');
+    const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
+    expect(await sh('cat /etc/cfg/greeting; echo; cat /etc/sec/password; echo; echo "$GREETING"')).toBe('hello\ns3cret\nhello\n');
+    // An update of the configMap reaches the mounted file within the sync period.
+    const patched = await api.patch('/api/v1/namespaces/default/configmaps/web-config', { data: { greeting: 'bonjour' } }, 'application/merge-patch+json');
+    expect(patched.status).toBe(200);
+    await waitFor('configMap update in the file', 30_000, async () => (await sh('cat /etc/cfg/greeting')) === 'bonjour' || undefined, agent);
+
+    // The kubelet's events for the pod, from the node.
+    const events = await waitFor('pod events', 20_000, async () => {
+      const r = await api.get('/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.name=api-web' } });
+      const reasons = ((r.json() as { items: Array<{ reason: string; source?: { component?: string; host?: string } }> }).items ?? []).map((e) => e.reason);
+      return ['Created', 'Started'].every((x) => reasons.includes(x)) ? reasons : undefined;
+    }, agent);
+    expect(events).toContain('Started');
+
+    // The lease was renewed meanwhile (every 10 s).
+    await waitFor('lease renewed', 30_000, async () => renewed(await getJson(api, leasePath)) !== firstRenew || undefined, agent);
+
+    // Deleted through the API: stopped within its grace period, the object goes.
+    expect((await api.delete(podPath)).status).toBe(200);
+    await waitFor('api-web gone from the API', 30_000, async () => (await api.get(podPath)).status === 404 || undefined, agent);
+    expect(await podContainers(env.cri, running.metadata.uid).then((cs) => cs.filter((x) => x.state === 'RUNNING'))).toEqual([]);
+  }, 240_000);
+
+  it('mirrors a static pod: created, recreated after deletion, replaced on an edit', async () => {
+    const node = env.newNode();
+    node.writeManifest('static.yaml', pod('static-web', [container('main')]));
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
+    const api = srv.admin;
+    const path = `/api/v1/namespaces/default/pods/static-web-${NODE}`;
+    const mirror = await waitFor('mirror pod', 60_000, async () => {
+      const p = await getJson(api, path);
+      return p?.metadata.annotations?.['platform.io/config.mirror'] !== undefined ? p : undefined;
+    }, agent);
+    expect(mirror.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: NODE });
+    await waitFor('static pod status on its mirror', 60_000, async () => (await getJson(api, path))?.status?.['phase'] === 'Running' || undefined, agent);
+
+    expect((await api.delete(path, { query: { gracePeriodSeconds: '0' } })).status).toBe(200);
+    const again = await waitFor('mirror pod recreated', 60_000, async () => {
+      const p = await getJson(api, path);
+      return p !== undefined && p.metadata.uid !== mirror.metadata.uid ? p : undefined;
+    }, agent);
+
+    node.writeManifest('static.yaml', pod('static-web', [container('main', ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"], { image: BUSYBOX })]));
+    const replaced = await waitFor('mirror pod replaced after the edit', 60_000, async () => {
+      const p = await getJson(api, path);
+      const hash = p?.metadata.annotations?.['platform.io/config.mirror'];
+      return hash !== undefined && hash !== again.metadata.annotations?.['platform.io/config.mirror'] ? p : undefined;
+    }, agent);
+    expect(replaced.metadata.uid).not.toBe(again.metadata.uid);
+
+    node.removeManifest('static.yaml');
+    await waitFor('mirror pod deleted with its static pod', 60_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+  }, 240_000);
+});
