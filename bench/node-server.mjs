@@ -5,7 +5,7 @@
 // as the load:
 //   (a) floor: a bare node:http server answering `ok`, its own process;
 //       `/healthz` on the agent's health port beside it (same wrk settings,
-//       three alternating rounds, the best of each side compared);
+//       five alternating rounds, the best of each side compared);
 //   (b) `/pods` and `/stats/summary` on the read-only port: requests/s and
 //       latency p50/p99 (wrk --latency);
 //   (c) `/metrics` scrape time: sequential GETs, p50/p99;
@@ -33,7 +33,8 @@ const TARGETS = { healthzRatio: 0.75, podsP99Ms: 10, summaryP99Ms: 30, metricsMs
 const RUNNING_TIMEOUT_MS = 300_000;
 const EDIT_TIMEOUT_MS = 60_000;
 const WRK_CONNECTIONS = 8;
-const HEALTHZ_ROUNDS = 3;
+const HEALTHZ_ROUNDS = 5;
+const SETTLE_S = 10;
 
 function parseArgs(argv) {
   const o = { pods: 110, duration: 10, edits: 5, scrapes: 50, json: join(REPO, 'bench/results/node-server.json') };
@@ -191,13 +192,17 @@ async function main() {
     await sleep(1000);
   }
 
+  // As bench/pods.mjs: let the start burst end (the agent's after-burst collection, the
+  // first stats refreshes) before anything is measured.
+  progress(`settling ${SETTLE_S} s`);
+  await sleep(SETTLE_S * 1000);
   phase(`floor: bare node:http answering ok, beside /healthz on the health port (${HEALTHZ_ROUNDS} alternating rounds)`);
   const floor = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${floorPort}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
   st.closers.push(() => floor.kill('SIGKILL'));
   await new Promise((r) => floor.stdout.once('data', r));
   // Alternating short rounds and the best of each side: on a shared 2-core machine a burst of
   // someone else's work during one long run would otherwise decide the ratio.
-  const roundSeconds = Math.max(3, Math.round(opts.duration / 2));
+  const roundSeconds = Math.max(2, Math.round(opts.duration / 3));
   const bareRuns = [];
   const healthzRuns = [];
   for (let r = 0; r < HEALTHZ_ROUNDS; r++) {

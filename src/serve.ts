@@ -45,7 +45,14 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
   ];
   if (i.pods) {
     const { runtime, status, podLogsDir } = i.pods;
-    const stats = createStatsProvider({ runtime, status, rootDir: flags.rootDirectory, nodeName: i.node.name, log: i.log.child({ component: 'stats' }) });
+    const stats = createStatsProvider({
+      runtime,
+      status,
+      rootDir: flags.rootDirectory,
+      nodeName: i.node.name,
+      ...(cfg.volumeStatsAggPeriod > 0 ? { diskUsagePeriodMs: cfg.volumeStatsAggPeriod } : {}),
+      log: i.log.child({ component: 'stats' }),
+    });
     components.push(stats);
     routes.push(
       ...statsRoutes(stats),

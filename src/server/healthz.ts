@@ -75,9 +75,13 @@ export function createHealthzServer(opts: HealthzServerOptions): HealthzServer {
   };
 }
 
+/** Never mutated: the plain `/healthz` of a supervisor's probe needs no URL parse. */
+const NO_PARAMS = new URLSearchParams();
+
 function handle(req: IncomingMessage, res: ServerResponse, opts: HealthzServerOptions): void {
-  const url = new URL(req.url ?? '/', 'http://healthz.invalid');
-  const path = url.pathname;
+  const raw = req.url ?? '/';
+  const url = raw === '/healthz' ? undefined : new URL(raw, 'http://healthz.invalid');
+  const path = url?.pathname ?? '/healthz';
   if (path !== '/healthz' && !path.startsWith('/healthz/')) {
     reply(res, 404, '404 page not found\n');
     return;
@@ -87,7 +91,7 @@ function handle(req: IncomingMessage, res: ServerResponse, opts: HealthzServerOp
     reply(res, 405, 'method not allowed\n');
     return;
   }
-  const r = healthzReply(opts.liveness, path.slice('/healthz/'.length), url.searchParams, opts.log);
+  const r = healthzReply(opts.liveness, path.slice('/healthz/'.length), url?.searchParams ?? NO_PARAMS, opts.log);
   reply(res, r.status, r.body);
 }
 

@@ -6,7 +6,7 @@ import type { Container, ContainerStats as CriContainerStats, PodSandbox, PodSan
 import { LABEL_POD_UID } from '../runtime-view/labels.js';
 import type { PodWithStatus } from '../status/store.js';
 import { EMPTY_DIR_PLUGIN, volumeDir } from '../volumes/paths.js';
-import { mergeMemory, type ContainerRaw, type CpuReading, type PodRaw, type VolumeRaw } from './build.js';
+import { mergeMemory, type ContainerRaw, type CpuReading, type PodRaw, type Usage, type VolumeRaw } from './build.js';
 import { withRate } from './collect-node.js';
 import { readCgroup, readText, statfsReading, treeUsage, type CgroupLocator, type CgroupReading } from './files.js';
 import { parseNetDev } from './parse.js';
@@ -29,6 +29,8 @@ export interface PodSources {
   locator: CgroupLocator;
   rates: RateCache;
   pods: readonly PodWithStatus[];
+  /** Measures a log directory or a volume on disk; default: a fresh walk each time (files.ts UsageCache caches them). */
+  usage?: (dir: string, signal: AbortSignal) => Promise<Usage | undefined>;
 }
 
 /** The newest ready sandbox of each pod UID (an older attempt may linger until the sync removes it). */
@@ -79,7 +81,7 @@ export async function collectPods(
       const memory = mergeMemory(cri?.memory, reading?.memory);
       if (memory !== undefined) raw.memory = memory;
       if (cri?.writableLayer !== undefined) raw.rootfs = { usedBytes: cri.writableLayer.usedBytes, inodesUsed: cri.writableLayer.inodesUsed };
-      const logs = await treeUsage(`${dir}/${c.metadata.name}`, signal);
+      const logs = await (s.usage ?? treeUsage)(`${dir}/${c.metadata.name}`, signal);
       if (logs !== undefined) raw.logs = logs;
       containers.push(raw);
     }
@@ -159,7 +161,7 @@ async function volumesOf(s: PodSources, p: PodWithStatus | undefined, signal: Ab
       if (fs !== undefined) out.push({ name: v.name, fs, usage: { usedBytes: fs.usedBytes, inodesUsed: fs.inodes - fs.inodesFree } });
       continue;
     }
-    const usage = await treeUsage(dir, signal);
+    const usage = await (s.usage ?? treeUsage)(dir, signal);
     if (usage !== undefined) out.push({ name: v.name, usage });
   }
   return out;

@@ -15,12 +15,14 @@ import type { StatusStore } from '../status/store.js';
 import { buildSummary, type FilesystemsRaw } from './build.js';
 import { collectNode } from './collect-node.js';
 import { collectPods, type RuntimeReadings } from './collect-pods.js';
-import { CgroupLocator, statfsReading } from './files.js';
+import { CgroupLocator, statfsReading, UsageCache } from './files.js';
 import { RateCache } from './rates.js';
 import type { StatsSnapshot, Summary } from './types.js';
 
 /** The kubelet's housekeeping period. */
 export const DEFAULT_STATS_PERIOD_MS = 10_000;
+/** The kubelet's --volume-stats-agg-period default: disk usage is walked at most once a minute. */
+export const DEFAULT_DISK_USAGE_PERIOD_MS = 60_000;
 export const DEFAULT_POD_LOGS_DIR = '/var/log/pods';
 
 export interface StatsProviderOptions {
@@ -38,6 +40,8 @@ export interface StatsProviderOptions {
   procRoot?: string;
   cgroupMount?: string;
   now?: () => Date;
+  /** How often a log directory or volume is walked for its disk usage (--volume-stats-agg-period); default 1 min. */
+  diskUsagePeriodMs?: number;
   /** Called after each tick: a refresh done, or a tick skipped because one was running. Must not throw. */
   onTick?: (what: 'refreshed' | 'skipped') => void;
 }
@@ -56,6 +60,7 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
   const procRoot = o.procRoot ?? '/proc';
   const cgroupMount = o.cgroupMount ?? '/sys/fs/cgroup';
   const rates = new RateCache();
+  const usage = new UsageCache(o.diskUsagePeriodMs ?? DEFAULT_DISK_USAGE_PERIOD_MS, () => now().getTime());
   const locator = new CgroupLocator(cgroupMount);
   const agentStart = new Date(Date.now() - process.uptime() * 1000);
   let sandboxStatsServed = true;
@@ -105,13 +110,14 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
     ]);
     errors.push(...nodePart.errors);
     const { pods, identities, live } = await collectPods(
-      { rootDir: o.rootDir, podLogsDir: o.podLogsDir ?? DEFAULT_POD_LOGS_DIR, procRoot, cgroupMount, locator, rates, pods: o.status.all() },
+      { rootDir: o.rootDir, podLogsDir: o.podLogsDir ?? DEFAULT_POD_LOGS_DIR, procRoot, cgroupMount, locator, rates, pods: o.status.all(), usage: (dir, sig) => usage.usage(dir, sig) },
       cri,
       at,
       signal,
     );
     if (signal.aborted) return;
     rates.retain(new Set([...live, 'node', 'system:agent']));
+    usage.prune();
     const fss: FilesystemsRaw = { ...cri.image };
     if (rootFs !== undefined) fss.root = rootFs;
     else errors.push(`statfs ${o.rootDir} failed`);

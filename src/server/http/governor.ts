@@ -4,10 +4,13 @@
 // the pod workers — and, on a small node, the runtime's own processes —
 // waiting behind it. The governor watches the thread's event-loop
 // utilization and, while it stays above a high-water mark, holds each new
-// request of the node servers a little before answering it: a client that
-// waits for its answers then asks less often, and the sync loop keeps its
-// share. The health port is not governed (its answer is what a supervisor
-// restarts the agent on).
+// request of the node servers that arrives while others are in flight a
+// little before answering it: clients that wait for their answers then ask
+// less often, and the sync loop keeps its share. A lone client (a scraper,
+// kubectl) is never held: its requests take turns with the sync loop's work
+// anyway. The hold stays short (8 ms at most) so that a flood costs its
+// clients a little latency, not seconds. The health port is not governed (its
+// answer is what a supervisor restarts the agent on).
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 export interface GovernorPolicy {
@@ -21,7 +24,7 @@ export interface GovernorPolicy {
   readonly maxHoldMs: number;
 }
 
-export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.6, low: 0.4, windowMs: 100, maxHoldMs: 50 };
+export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.6, low: 0.4, windowMs: 100, maxHoldMs: 8 };
 
 /**
  * The next hold, from the current one and the last window's utilization:
@@ -35,8 +38,13 @@ export function nextHoldMs(holdMs: number, utilization: number, p: GovernorPolic
 }
 
 export interface LoadGovernor {
-  /** How long to hold the request arriving now (ms, 0: answer at once). Cheap; called per request. */
-  holdMs(): number;
+  /**
+   * A request arrived: how long to hold it (ms, 0: answer at once). Counts it
+   * in flight until `leave()`; the caller calls leave() exactly once, when its
+   * response is done. Cheap; called per request.
+   */
+  enter(): number;
+  leave(): void;
 }
 
 export interface LoadGovernorOptions {
@@ -54,8 +62,11 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
   let mark = elu(undefined);
   let markAt = now();
   let hold = 0;
+  let inFlight = 0;
   return {
-    holdMs() {
+    enter() {
+      const others = inFlight;
+      inFlight++;
       const t = now();
       if (t - markAt >= policy.windowMs) {
         const window = elu(mark);
@@ -64,7 +75,10 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
         mark = elu(undefined);
         markAt = t;
       }
-      return hold;
+      return others > 0 ? hold : 0;
+    },
+    leave() {
+      inFlight = Math.max(0, inFlight - 1);
     },
   };
 }

@@ -100,11 +100,12 @@ export async function serveRequest(d: PipelineDeps, req: IncomingMessage, res: S
   // would only build an AbortError (a DOMException with a stack trace) per
   // request, a measurable cost under a scrape flood.
   let settled = false;
+  const hold = d.governor?.enter() ?? 0;
   res.once('close', () => {
+    d.governor?.leave();
     if (!settled) ac.abort();
     observe(d, { method: req.method ?? 'GET', path: label.path, code: res.statusCode, started, upgrade: '' });
   });
-  const hold = d.governor?.holdMs() ?? 0;
   if (hold > 0) {
     try {
       await delay(hold, undefined, { signal: ac.signal });

@@ -388,7 +388,7 @@ describe('load governor', () => {
   it('a held request is answered after its hold; one whose client leaves during the hold never reaches its route', async () => {
     const reached: string[] = [];
     const held: Route[] = [{ path: '/pods', readOnly: true, debugging: false, methods: ['GET'], handle: async ({ res, url }) => { reached.push(url.search); res.end('pods'); } }];
-    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: held, auth: undefined, enableDebuggingHandlers: false, governor: { holdMs: () => 200 } }, stops);
+    const s = await startNodeServer({ server: 'readOnly', tls: undefined, routes: held, auth: undefined, enableDebuggingHandlers: false, governor: { enter: () => 200, leave: () => undefined } }, stops);
     expect(await ask(s.port, '/pods?answered', undefined)).toMatchObject({ status: 200, body: 'pods' });
     const sock = netConnect(s.port, '127.0.0.1');
     await once(sock, 'connect');

@@ -7,9 +7,9 @@ describe('nextHoldMs', () => {
   it.each([
     { hold: 0, u: 0.9, next: 1, why: 'saturated: start holding' },
     { hold: 1, u: 0.9, next: 2, why: 'still saturated: double' },
-    { hold: 32, u: 0.99, next: 50, why: 'capped at maxHoldMs' },
-    { hold: 50, u: 0.99, next: 50, why: 'stays at the cap' },
-    { hold: 8, u: 0.5, next: 8, why: 'between the marks: keep' },
+    { hold: 4, u: 0.99, next: 8, why: 'capped at maxHoldMs' },
+    { hold: 8, u: 0.99, next: 8, why: 'stays at the cap' },
+    { hold: 6, u: 0.5, next: 6, why: 'between the marks: keep' },
     { hold: 8, u: 0.2, next: 4, why: 'quiet: halve' },
     { hold: 0.75, u: 0.2, next: 0, why: 'under half a millisecond: stop holding' },
     { hold: 0, u: 0.1, next: 0, why: 'quiet and not holding' },
@@ -24,35 +24,57 @@ describe('createLoadGovernor', () => {
     const w = { t: 0, busy: 0 };
     const elu = (since: EventLoopUtilization | undefined): EventLoopUtilization =>
       since === undefined ? { idle: 0, active: 0, utilization: 0 } : { idle: 0, active: 0, utilization: w.busy };
-    return { w, gov: createLoadGovernor({ utilization: elu, now: () => w.t }) };
+    const gov = createLoadGovernor({ utilization: elu, now: () => w.t });
+    // One request already in flight: the arrivals below are concurrent ones.
+    gov.enter();
+    /** A request arrives, its hold is noted, and it is done. */
+    const arrive = (): number => {
+      const h = gov.enter();
+      gov.leave();
+      return h;
+    };
+    return { w, gov, arrive };
   }
 
   it('looks at the utilization once per window, grows the hold under load and lets go when it passes', () => {
-    const { w, gov } = world();
-    expect(gov.holdMs()).toBe(0);
+    const { w, arrive } = world();
+    expect(arrive()).toBe(0);
     w.busy = 0.95;
     w.t = 50;
-    expect(gov.holdMs()).toBe(0); // within the first window: not looked at yet
+    expect(arrive()).toBe(0); // within the first window: not looked at yet
     const holds: number[] = [];
-    for (let k = 1; k <= 8; k++) {
+    for (let k = 1; k <= 6; k++) {
       w.t = k * 100;
-      holds.push(gov.holdMs());
+      holds.push(arrive());
     }
-    expect(holds).toEqual([1, 2, 4, 8, 16, 32, 50, 50]);
+    expect(holds).toEqual([1, 2, 4, 8, 8, 8]);
     w.busy = 0.1;
-    w.t = 900;
-    expect(gov.holdMs()).toBe(25);
+    w.t = 700;
+    expect(arrive()).toBe(4);
   });
 
-  it('starts over after a long quiet gap instead of holding on old load', () => {
-    const { w, gov } = world();
+  it('never holds a lone request, however busy the thread', () => {
+    const { w, gov, arrive } = world();
     w.busy = 0.95;
     for (let k = 1; k <= 4; k++) {
       w.t = k * 100;
-      gov.holdMs();
+      arrive();
     }
-    expect(gov.holdMs()).toBe(8);
+    expect(arrive()).toBe(8);
+    gov.leave(); // the request in flight since the start is done
+    expect(gov.enter()).toBe(0);
+    gov.leave();
+  });
+
+  it('starts over after a long quiet gap instead of holding on old load', () => {
+    const { w, arrive } = world();
+    w.busy = 0.95;
+    for (let k = 1; k <= 4; k++) {
+      w.t = k * 100;
+      arrive();
+    }
+    expect(arrive()).toBe(8);
     w.t = 60_000;
-    expect(gov.holdMs()).toBe(0);
+    expect(arrive()).toBe(0);
   });
 });
