@@ -65,6 +65,9 @@ export async function collectPods(
   const pods: PodRaw[] = [];
 
   for (const sb of sandboxes) {
+    // Kernel files are read synchronously (files.ts readText): give the event loop a turn
+    // between pods so a refresh of 110 pods is many short stretches, not one long one.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const m = sb.metadata;
     const dir = `${s.podLogsDir}/${m.namespace}_${m.name}_${m.uid}`;
     const containers: ContainerRaw[] = [];

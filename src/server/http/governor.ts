@@ -24,7 +24,7 @@ export interface GovernorPolicy {
   readonly maxHoldMs: number;
 }
 
-export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.6, low: 0.4, windowMs: 100, maxHoldMs: 8 };
+export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.4, low: 0.2, windowMs: 100, maxHoldMs: 8 };
 
 /**
  * The next hold, from the current one and the last window's utilization:

@@ -9,9 +9,9 @@ describe('nextHoldMs', () => {
     { hold: 1, u: 0.9, next: 2, why: 'still saturated: double' },
     { hold: 4, u: 0.99, next: 8, why: 'capped at maxHoldMs' },
     { hold: 8, u: 0.99, next: 8, why: 'stays at the cap' },
-    { hold: 6, u: 0.5, next: 6, why: 'between the marks: keep' },
-    { hold: 8, u: 0.2, next: 4, why: 'quiet: halve' },
-    { hold: 0.75, u: 0.2, next: 0, why: 'under half a millisecond: stop holding' },
+    { hold: 6, u: 0.3, next: 6, why: 'between the marks: keep' },
+    { hold: 8, u: 0.1, next: 4, why: 'quiet: halve' },
+    { hold: 0.75, u: 0.1, next: 0, why: 'under half a millisecond: stop holding' },
     { hold: 0, u: 0.1, next: 0, why: 'quiet and not holding' },
   ])('$why', ({ hold, u, next }) => {
     expect(nextHoldMs(hold, u, p)).toBe(next);
