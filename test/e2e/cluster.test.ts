@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, USERS, type ServerHandle } from '../conformance/helpers/server.js';
 import type { ApiClient } from '../conformance/helpers/api-client.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
-import { BUSYBOX, container, NODE, pod, podContainers, SLEEP_FOREVER, waitFor, type Node } from './helpers/agent-node.js';
+import { BUSYBOX, container, holds, logLine, NODE, pod, podContainers, SLEEP_FOREVER, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API-server mode');
@@ -179,5 +179,32 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
 
     node.removeManifest('static.yaml');
     await waitFor('mirror pod deleted with its static pod', 60_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+  }, 240_000);
+  it('a restarted agent restarts no container and keeps the pod Running in the API', async () => {
+    const node = env.newNode();
+    const conf = nodeConfig(node.dir, srv);
+    const agent = await node.start([`--platformconfig=${conf}`]);
+    const api = srv.admin;
+    const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-keep', namespace: 'default' }, spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container('main')] } };
+    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    const path = '/api/v1/namespaces/default/pods/api-keep';
+    const before = await waitFor('api-keep Running', 60_000, async () => {
+      const p = await getJson(api, path);
+      return p?.status?.['phase'] === 'Running' ? p : undefined;
+    }, agent);
+    const [c0] = await podContainers(env.cri, before.metadata.uid);
+    expect(c0?.state).toBe('RUNNING');
+    expect(agent.kill('SIGTERM')).toBe(true);
+    expect((await agent.waitForExit(20_000)).code).toBe(0);
+    const again = await node.start([`--platformconfig=${conf}`]);
+    // The new agent takes the pod from the API and syncs it without touching its container.
+    await waitForLineAfter(again, logLine('Pod added', { pod: 'default/api-keep' }), { timeoutMs: 30_000 });
+    await holds('the container survives the restart', 5_000, async () => {
+      const after = await podContainers(env.cri, before.metadata.uid);
+      return after.length === 1 && after[0]?.id === c0!.id && after[0]?.state === 'RUNNING';
+    }, again, 500);
+    expect(condition(await getJson(api, path), 'Ready')).toBe('True');
+    expect((await api.delete(path)).status).toBe(200);
+    await waitFor('api-keep gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, again);
   }, 240_000);
 });
