@@ -11,12 +11,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, AttributeTypeAndValue, AttributeValue, Name, RelativeDistinguishedName, SubjectPublicKeyInfo } from '@peculiar/asn1-x509';
 import { NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES_NO_RSA, NODE_CSR_PREFIX, nodeClientSubject } from '../api/signers.js';
 import type { ApiObject } from '../client/types.js';
-import { toPem } from '../pki/x509.js';
-
-const OID_CN = '2.5.4.3';
-const OID_O = '2.5.4.10';
-const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
-const RSA_WITH_SHA256 = '1.2.840.113549.1.1.11';
+import { ECDSA_WITH_SHA256, OID_CN, OID_O, RSA_WITH_SHA256, toPem } from '../pki/x509.js';
 
 export interface CsrSubject {
   readonly commonName: string;

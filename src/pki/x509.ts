@@ -15,10 +15,11 @@ import {
   id_ce_subjectAltName, id_ce_subjectKeyIdentifier, id_kp_clientAuth, id_kp_serverAuth,
 } from '@peculiar/asn1-x509';
 
-const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
-const RSA_WITH_SHA256 = '1.2.840.113549.1.1.11';
-const OID_CN = '2.5.4.3';
-const OID_O = '2.5.4.10';
+/** Signature algorithms and name attributes, shared with src/certificates' CSR writer. */
+export const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+export const RSA_WITH_SHA256 = '1.2.840.113549.1.1.11';
+export const OID_CN = '2.5.4.3';
+export const OID_O = '2.5.4.10';
 
 export interface KeyPair {
   readonly privateKey: KeyObject;

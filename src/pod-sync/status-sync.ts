@@ -12,7 +12,7 @@
 // (10 s), so the latest status is never lost. A pod gone from the API is
 // forgotten. Each distinct failure is logged once until a write succeeds.
 // The composition root runs it in API-server mode; nothing runs after stop.
-import { isNotFound } from '../api/errors.js';
+import { isApiError, isConflict, isNotFound } from '../api/errors.js';
 import { RESOURCES, type ApiClient } from '../client/index.js';
 import { metaOf, nameOf, namespaceOf, uidOf } from '../client/meta.js';
 import { patchPodStatus } from '../client/node/index.js';
@@ -205,7 +205,10 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
       const key = problem(err);
       if (!logged.has(key)) {
         logged.add(key);
-        o.log.error('Failed to update the status of a pod in the API server; will retry', { pod: refOf(e.pod), podUID: uid, error: err instanceof Error ? err.message : String(err) });
+        const fields = { pod: refOf(e.pod), podUID: uid, error: err instanceof Error ? err.message : String(err) };
+        // A pod (a mirror, mostly) replaced or deleted while its status was written: a race the next try settles, not a failure.
+        if (replacedMeanwhile(err)) o.log.info('The pod changed in the API server while its status was written; will retry', fields);
+        else o.log.error('Failed to update the status of a pod in the API server; will retry', fields);
       }
       e.failures++;
       e.notBefore = Date.now() + Math.min(resyncMs, retryInitialMs * 2 ** Math.min(e.failures - 1, 16));
@@ -259,4 +262,18 @@ export function createPodStatusSync(o: PodStatusSyncOptions): Component {
       poke();
     }
   });
+}
+
+/**
+ * The pod went or was replaced under the same name while its status was being
+ * written: gone (404), a uid precondition that failed (409), the patch's old
+ * uid refused by the new object (422 on metadata.uid, as upstream answers a
+ * PatchPodStatus that races a re-creation), or node authorization not yet
+ * relating the new object to the node (403).
+ */
+function replacedMeanwhile(err: unknown): boolean {
+  if (isConflict(err) || isNotFound(err)) return true;
+  if (!isApiError(err)) return false;
+  // The node authorizer's graph has not seen the re-created object yet.
+  return (err.reason === 'Invalid' && err.message.includes('metadata.uid')) || (err.reason === 'Forbidden' && err.message.includes('no relationship found'));
 }

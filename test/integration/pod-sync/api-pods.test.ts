@@ -4,7 +4,7 @@
 // the object gone; a static pod gets a mirror pod, made again after a
 // deletion, replaced on an edit and deleted with the static pod; an outage
 // of the API server loses no status.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadApiCodec } from '../../../src/api/codec/index.js';
 import { MEDIA_PROTOBUF } from '../../../src/api/media.js';
 import type { ApiClient, ApiObject, RestClient, Transport } from '../../../src/client/index.js';
@@ -64,7 +64,8 @@ describe('API pods, pod status, deletion and mirror pods as system:node:node1', 
     expect(statusOf(last)).toMatchObject({ phase: 'Failed', containerStatuses: [{ name: 'main', ready: false, state: { terminated: { exitCode: 137 } } }] });
     expect(w.status.get(uid)).toBeUndefined();
     expect(w.runtime.calls.some((c) => c.method === 'stopContainer')).toBe(true);
-    expect(w.log.records.some((r) => r.msg === 'Pod deleted from the API server after its final status' && r.fields['podUID'] === uid)).toBe(true);
+    // The informer may see the deletion before the delete call has returned and logged.
+    await vi.waitFor(() => expect(w.log.records.some((r) => r.msg === 'Pod deleted from the API server after its final status' && r.fields['podUID'] === uid)).toBe(true), { timeout: 5_000, interval: 20 });
     expect(w.log.records.some((r) => r.msg === 'Pod deleted through the API; stopping it' && r.fields['gracePeriod'] === 3)).toBe(true);
   });
 

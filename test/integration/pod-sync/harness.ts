@@ -6,6 +6,7 @@
 // manager. Tests wait on events (source sets, sync loop steps, status
 // changes, informer events), never on polling timers; until()'s one timer
 // only bounds the wait.
+import { untilChecked } from '../../helpers/until.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiClient, RESOURCES, type ApiClient } from '../../../src/client/index.js';
@@ -144,30 +145,7 @@ export function wire(client: ApiClient, node: NodeRef, opts: { statusResyncMs?: 
   // The file source has reported (no static pods yet): removals and teardowns need every source heard from.
   feed('file', []);
   const runs = [manager.run(ac.signal), pleg.run(ac.signal), source.run(ac.signal), statusSync.run(ac.signal), mirrors.run(ac.signal)];
-  const until = <T>(fn: () => T | undefined | false, what: string, ms = 10_000): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        checks.delete(check);
-      };
-      const check = (): void => {
-        try {
-          const v = fn();
-          if (!v) return;
-          finish();
-          resolve(v);
-        } catch (e) {
-          finish();
-          reject(e as Error);
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`timed out waiting for ${what}; log: ${JSON.stringify(log.records.slice(-15))}`));
-      }, ms);
-      checks.add(check);
-      check();
-    });
+  const until = <T>(fn: () => T | undefined | false, what: string, ms = 10_000): Promise<T> => untilChecked(checks, fn, what, ms, () => `log: ${JSON.stringify(log.records.slice(-15))}`);
   return {
     status,
     runtime,

@@ -5,6 +5,7 @@
 // the sync loop handles (source updates, relists, resyncs, retries, worker
 // completions) and every status change, never on a polling timer; its one
 // timer only bounds the wait.
+import { untilChecked } from '../../helpers/until.js';
 import { afterEach } from 'vitest';
 import { decodePod } from '../../../src/pod-model/pod-decode.js';
 import type { Pod } from '../../../src/pod-model/pod-types.js';
@@ -83,30 +84,7 @@ export function start(opts: { runtime?: FakeRuntime; onStart?: FakeProgram; maxP
   });
   const set = (pods: Pod[]) => manager.applyUpdates(merger.set('file', pods).updates);
   /** Resolves with fn()'s first truthy value, checked now and after each loop event or status change; rejects after `ms`. */
-  const until = <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        checks.delete(check);
-      };
-      const check = (): void => {
-        try {
-          const v = fn();
-          if (!v) return;
-          finish();
-          resolve(v);
-        } catch (e) {
-          finish();
-          reject(e as Error);
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`timed out waiting for ${what}`));
-      }, ms);
-      checks.add(check);
-      check();
-    });
+  const until = <T>(fn: () => T | undefined | false, what: string, ms = 5000): Promise<T> => untilChecked(checks, fn, what, ms);
   const count = (kind: SyncEvent['kind']): number => handled.get(kind) ?? 0;
   const phase = (p: Pod) => status.get(p.metadata.uid)?.status.phase;
   const calls = (method: string) => runtime.calls.filter((c) => c.method === method).length;
