@@ -128,6 +128,13 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
     expect(c?.state).toBe('RUNNING');
     const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
     expect(await sh('cat /etc/cfg/greeting; echo; cat /etc/sec/password; echo; echo "$GREETING"')).toBe('hello\ns3cret\nhello\n');
+    // The service-account volume the server's admission added: a TokenRequest token bound to this pod, the namespace, the root CA.
+    const sa = '/var/run/secrets/platform.io/serviceaccount';
+    expect(await sh(`cat ${sa}/namespace`)).toBe('default');
+    expect(await sh(`cat ${sa}/ca.crt`)).toContain('BEGIN CERTIFICATE');
+    const token = await sh(`cat ${sa}/token`);
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    expect(JSON.stringify(claims)).toContain(running.metadata.uid);
     // An update of the configMap reaches the mounted file within the sync period.
     const patched = await api.patch('/api/v1/namespaces/default/configmaps/web-config', { data: { greeting: 'bonjour' } }, 'application/merge-patch+json');
     expect(patched.status).toBe(200);
