@@ -54,7 +54,7 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
   let srv: ServerHandle;
   beforeAll(async () => {
     etcd = await startEtcd();
-    srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'] });
+    srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'], faults: true });
     // No service-account controller: the pods' account is created here.
     const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
     expect([201, 409]).toContain(sa.status);
@@ -213,5 +213,20 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
     expect(condition(await getJson(api, path), 'Ready')).toBe('True');
     expect((await api.delete(path)).status).toBe(200);
     await waitFor('api-keep gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, again);
+  }, 240_000);
+  it('the watches dropped by the server lose no pod: one posted afterwards runs, and its deletion is seen', async () => {
+    const node = env.newNode();
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
+    const api = srv.admin;
+    await waitFor('node Ready', 30_000, async () => condition(await getJson(api, `/api/v1/nodes/${NODE}`), 'Ready') === 'True' || undefined, agent);
+    // Every watch the server holds ends now (the agent's pod informer among them).
+    expect((await api.post('/debug/faults/drop-watches', {})).status).toBe(200);
+    const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-after-drop', namespace: 'default' }, spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container('main')] } };
+    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    const path = '/api/v1/namespaces/default/pods/api-after-drop';
+    await waitFor('api-after-drop Running', 60_000, async () => (await getJson(api, path))?.status?.['phase'] === 'Running' || undefined, agent);
+    expect((await api.post('/debug/faults/drop-watches', {})).status).toBe(200);
+    expect((await api.delete(path)).status).toBe(200);
+    await waitFor('api-after-drop gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
   }, 240_000);
 });
