@@ -10,10 +10,10 @@ import { createApiObjectSource, podRegistrations, type ApiObjectSource } from '.
 import { bootstrapClientCertificate, createClientCertificateRotation } from './certificates/index.js';
 import { createApiClient, type ApiClient, type ApiContentType } from './client/index.js';
 import type { CriRuntime } from './cri/index.js';
-import { createEventRecorder, nodeRef, type EventRecorder } from './events/index.js';
+import { createEventRecorder, type EventRecorder } from './events/index.js';
 import type { Component } from './lifecycle/index.js';
 import type { AgentLogger } from './log/index.js';
-import { createNodeAgent, type NodeAgent } from './node-status/index.js';
+import { createNodeAgent } from './node-status/index.js';
 import { createMirrorPods, createPodStatusSync } from './pod-sync/index.js';
 import type { Pod } from './pod-model/pod-types.js';
 import { apiReviewers, type AccessReviewer, type TokenReviewer } from './server/auth/index.js';
@@ -86,11 +86,11 @@ export interface ClusterPodParts {
   readonly source: Component;
   /** Called after every merger change: mirror pods follow the static pods. */
   staticPodsChanged(pods: readonly Pod[], allSourcesSeen: boolean): void;
-  readonly node: NodeAgent;
 }
 
 export function clusterPodParts(c: Cluster, w: PodWingHooks): ClusterPodParts {
-  const { client, log } = { client: c.client, log: w.log };
+  const { client } = c;
+  const { log } = w;
   const node = createNodeAgent({
     client,
     resolved: w.resolved,
@@ -101,7 +101,6 @@ export function clusterPodParts(c: Cluster, w: PodWingHooks): ClusterPodParts {
     events: c.events,
     log: log.child({ component: 'node-status' }),
   });
-  c.events.event(nodeRef(w.nodeName), 'Normal', 'Starting', 'Starting agent.');
   // Only API pods may read the objects they reference (node authorization); static pods never ask.
   const track = podRegistrations(c.apiObjects);
   const source = createApiPodSource({
@@ -120,6 +119,5 @@ export function clusterPodParts(c: Cluster, w: PodWingHooks): ClusterPodParts {
     components: [statusSync, mirrors, node],
     source,
     staticPodsChanged: (pods, seen) => mirrors.setStaticPods(pods, seen),
-    node,
   };
 }

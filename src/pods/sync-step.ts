@@ -180,18 +180,7 @@ function onUpdate(state: LoopState, u: PodUpdate, finished: ReadonlySet<string>,
   const fields = { pod: podRef(u.pod), podUID: uid, source: u.source };
   const rec = record(state, uid);
   if (u.op === 'REMOVE') {
-    rec.desired = undefined;
-    if (rec.rejected) {
-      // It never ran here: nothing to stop. (What a previous agent left running
-      // for it is torn down as an orphan, once every source has reported.)
-      rec.rejected = undefined;
-      out.push({ kind: 'drop-status', uid }, { kind: 'log', level: 'info', msg: 'Rejected pod removed from its source; it never ran', fields });
-      forgetIfIdle(state, uid, rec, out);
-      return;
-    }
-    rec.removed = u.pod;
-    out.push({ kind: 'log', level: 'info', msg: 'Pod removed from its source; stopping it', fields }, { kind: 'hurry-relist', uid });
-    want(state, uid, 'teardown', out);
+    stopPod(state, { uid, rec, pod: u.pod, fields, announce: true, neverRan: 'Rejected pod removed from its source; it never ran', stopping: 'Pod removed from its source; stopping it' }, out);
     return;
   }
   if (deletedThroughApi(u.pod)) {
@@ -232,15 +221,36 @@ export const deletedThroughApi = (pod: Pod): boolean => pod.metadata.deletionTim
  */
 function onApiDeletion(state: LoopState, uid: string, rec: PodRecord, pod: Pod, out: Command[]): void {
   const fields = { pod: podRef(pod), podUID: uid, gracePeriod: pod.metadata.deletionGracePeriodSeconds };
+  // Each update of a pod being deleted comes here again: said once.
+  const announce = rec.removed === undefined;
+  stopPod(state, { uid, rec, pod, fields, announce, neverRan: 'Rejected pod deleted through the API; it never ran', stopping: 'Pod deleted through the API; stopping it' }, out);
+}
+
+interface Stop {
+  readonly uid: string;
+  readonly rec: PodRecord;
+  readonly pod: Pod;
+  readonly fields: Record<string, unknown>;
+  /** Whether to log `stopping` (and hurry the relist). */
+  readonly announce: boolean;
+  readonly neverRan: string;
+  readonly stopping: string;
+}
+
+/** A pod that should run no more (removed from its source, or deleted through the API): torn down, or forgotten if it never ran. */
+function stopPod(state: LoopState, x: Stop, out: Command[]): void {
+  const { uid, rec } = x;
   rec.desired = undefined;
   if (rec.rejected) {
+    // It never ran here: nothing to stop. (What a previous agent left running
+    // for it is torn down as an orphan, once every source has reported.)
     rec.rejected = undefined;
-    out.push({ kind: 'drop-status', uid }, { kind: 'log', level: 'info', msg: 'Rejected pod deleted through the API; it never ran', fields });
+    out.push({ kind: 'drop-status', uid }, { kind: 'log', level: 'info', msg: x.neverRan, fields: x.fields });
     forgetIfIdle(state, uid, rec, out);
     return;
   }
-  if (rec.removed === undefined) out.push({ kind: 'log', level: 'info', msg: 'Pod deleted through the API; stopping it', fields }, { kind: 'hurry-relist', uid });
-  rec.removed = pod;
+  if (x.announce) out.push({ kind: 'log', level: 'info', msg: x.stopping, fields: x.fields }, { kind: 'hurry-relist', uid });
+  rec.removed = x.pod;
   want(state, uid, 'teardown', out);
 }
 
