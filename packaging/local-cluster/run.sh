@@ -179,7 +179,7 @@ cmd=(bin/agent.js --config "$HERE/agent.yaml" --container-runtime-endpoint="$END
   --hostname-override="$NODE" --node-ip=127.0.0.1 --root-dir="$DIR/agent-root" "$@")
 printf -v shown '%q ' "${cmd[@]}"
 say "running: cd $(printf '%q' "$REPO") && ${shown% }"
-say "then (no scheduler here: the pod names its node): sed s/NODE_NAME/$NODE/ packaging/local-cluster/pod.yaml | kubectl --kubeconfig $DIR/admin.conf apply -f -"
+say "then (no scheduler here: the pod names its node): sed s/NODE_NAME/$NODE/ packaging/local-cluster/pod.yaml | kubectl --kubeconfig $DIR/admin.conf create --validate=false -f -"
 "${cmd[@]}" &
 agent_pid=$!
 wait "$agent_pid"
