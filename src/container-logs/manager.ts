@@ -9,7 +9,7 @@
 // A container's failure is logged and the others go on. Nothing runs after
 // the signal aborts (a compression in flight is cancelled, its .tmp left for
 // the next start to remove).
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -88,11 +88,10 @@ export function createContainerLogManager(opts: ContainerLogManagerOptions): Con
   async function checkContainer(id: string, listed: Container | undefined, signal: AbortSignal): Promise<void> {
     const path = knownLogPath(listed) ?? (await opts.runtime.containerStatus(id, signal)).logPath;
     if (path === '') return;
-    let size: number;
-    try {
-      size = (await stat(path)).size;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // Synchronous on purpose: a stat of a local file answers from the inode cache in microseconds, and an
+    // asynchronous one costs a thread-pool round trip per container every period (110 on a full node).
+    let size = statSync(path, { throwIfNoEntry: false })?.size;
+    if (size === undefined) {
       // A rotation whose reopen failed after the rename, or a log removed by hand: the runtime makes it anew.
       await opts.runtime.reopenContainerLog(id, signal);
       size = (await stat(path)).size;

@@ -53,11 +53,20 @@ export function sandboxLabels(pod: Pod): Record<string, string> {
 }
 
 /** The pod settings a sandbox is created with; when they change, the sandbox must be recreated. */
+// Pod objects are never mutated once a source made them (a change is a new object), so a hash is
+// remembered per object: every periodic sync of every pod asks for it again.
+const sandboxHashes = new WeakMap<Pod['spec'], string>();
+const containerHashes = new WeakMap<Container, string>();
+
 export function sandboxHash(pod: Pod): string {
   const s = pod.spec;
+  const known = sandboxHashes.get(s);
+  if (known !== undefined) return known;
   const ports = s.containers.flatMap((c) => (c.ports ?? []).filter((p) => (p.hostPort ?? 0) > 0).map((p) => [p.containerPort, p.hostPort, p.protocol, p.hostIP ?? '']));
   const settings = { hostNetwork: s.hostNetwork ?? false, hostPID: s.hostPID ?? false, hostIPC: s.hostIPC ?? false, shareProcessNamespace: s.shareProcessNamespace ?? false, hostname: s.hostname ?? '', subdomain: s.subdomain ?? '', dnsPolicy: s.dnsPolicy, dnsConfig: s.dnsConfig ?? null, sysctls: s.securityContext?.sysctls ?? [], ports, runtimeClassName: s.runtimeClassName ?? '' };
-  return createHash('sha256').update(canonicalJson(settings)).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(canonicalJson(settings)).digest('hex').slice(0, 16);
+  sandboxHashes.set(s, hash);
+  return hash;
 }
 
 export function containerLabels(pod: Pod, container: Container): Record<string, string> {
@@ -76,7 +85,11 @@ export function containerLabels(pod: Pod, container: Container): Record<string, 
  * kubelet uses FNV-64 over a dump of the struct; only equality matters).
  */
 export function containerHash(container: Container): string {
-  return createHash('sha256').update(canonicalJson(container)).digest('hex').slice(0, 16);
+  const known = containerHashes.get(container);
+  if (known !== undefined) return known;
+  const hash = createHash('sha256').update(canonicalJson(container)).digest('hex').slice(0, 16);
+  containerHashes.set(container, hash);
+  return hash;
 }
 
 export function containerAnnotations(pod: Pod, container: Container, restartCount: number, type: ContainerType): Record<string, string> {

@@ -2,13 +2,15 @@
 // gathers them: the runtime's container (and, where served, sandbox) stats
 // first, the containers' cgroups for what the runtime leaves out, the pod's
 // log directory and emptyDir volumes measured on disk.
+import { readlinkSync } from 'node:fs';
 import type { Container, ContainerStats as CriContainerStats, PodSandbox, PodSandboxStats } from '../cri/types.js';
 import { LABEL_POD_UID } from '../runtime-view/labels.js';
 import type { PodWithStatus } from '../status/store.js';
 import { EMPTY_DIR_PLUGIN, volumeDir } from '../volumes/paths.js';
 import { mergeMemory, type ContainerRaw, type CpuReading, type PodRaw, type Usage, type VolumeRaw } from './build.js';
 import { withRate } from './collect-node.js';
-import { readCgroup, readText, statfsReading, treeUsage, type CgroupLocator, type CgroupReading } from './files.js';
+import type { CgroupReader } from './cgroup-reader.js';
+import { readText, statfsReading, treeUsage, type CgroupLocator } from './files.js';
 import { parseNetDev } from './parse.js';
 import type { RateCache } from './rates.js';
 import type { ContainerIdentity } from './types.js';
@@ -25,8 +27,8 @@ export interface PodSources {
   rootDir: string;
   podLogsDir: string;
   procRoot: string;
-  cgroupMount: string;
   locator: CgroupLocator;
+  cgroups: CgroupReader;
   rates: RateCache;
   pods: readonly PodWithStatus[];
   /** Measures a log directory or a volume on disk; default: a fresh walk each time (files.ts UsageCache caches them). */
@@ -61,6 +63,9 @@ export async function collectPods(
   const statusByUid = new Map(s.pods.map((p) => [p.pod.metadata.uid, p]));
   const ts = BigInt(now.getTime()) * 1_000_000n;
   const live = new Set<string>();
+  const liveCgroups = new Set<string>();
+  // hostNetwork pods share the node's namespace: its counters are read once per refresh, not once per pod.
+  const netByNs = new Map<string, PodRaw['network']>();
   const identities: ContainerIdentity[] = [];
   const pods: PodRaw[] = [];
 
@@ -73,8 +78,10 @@ export async function collectPods(
     const containers: ContainerRaw[] = [];
     for (const c of running.filter((x) => x.podSandboxId === sb.id)) {
       const cg = cgroups.get(c.id);
-      const reading = cg === undefined ? undefined : await readCgroup(s.cgroupMount, cg);
       const cri = criById.get(c.id);
+      // containerd reports a container's CPU and working set; usage, rss and faults come from its cgroup.
+      const reading = cg === undefined ? undefined : await s.cgroups.read(cg, { cpu: cri?.cpu?.usageCoreNanoSeconds === undefined, memory: !fullMemory(cri?.memory) });
+      if (cg !== undefined) liveCgroups.add(cg);
       live.add(c.id);
       identities.push({ podUid: m.uid, container: c.metadata.name, id: c.id, image: c.image, cgroup: cg ?? '' });
       const raw: ContainerRaw = { name: c.metadata.name, startTime: nsToDate(c.createdAt), time: now };
@@ -94,13 +101,17 @@ export async function collectPods(
     live.add(`pod:${m.uid}`);
     const sbStats = sbStatsById.get(sb.id);
     const sbCg = cgroups.get(sb.id);
-    const pauseReading = sbCg === undefined ? undefined : await readCgroup(s.cgroupMount, sbCg);
     wholePod(s, pod, sbStats, ts);
     const podCg = sbCg === undefined ? undefined : podCgroupOf(sbCg, m.uid);
+    if (podCg !== undefined) liveCgroups.add(podCg);
     if (pod.cpu === undefined && podCg !== undefined) await podFromCgroup(s, pod, podCg, ts);
-    if (pod.network === undefined && pauseReading !== undefined) await podNetworkFromPause(s, pod, pauseReading);
+    if (pod.network === undefined && sbCg !== undefined) {
+      liveCgroups.add(sbCg);
+      await podNetworkFromPause(s, pod, await s.cgroups.firstPid(sbCg), netByNs);
+    }
     pods.push(pod);
   }
+  s.cgroups.retain(liveCgroups);
   return { pods, identities, live };
 }
 
@@ -139,7 +150,7 @@ export function podCgroupOf(sandboxCgroup: string, uid: string): string | undefi
 
 /** Pod-level figures from the pod's cgroup (pause process included), as the kubelet reads its pod cgroups. */
 async function podFromCgroup(s: PodSources, pod: PodRaw, cg: string, ts: bigint): Promise<void> {
-  const r = await readCgroup(s.cgroupMount, cg);
+  const r = await s.cgroups.read(cg, { cpu: true, memory: true });
   if (r === undefined) return;
   const cpu = cpuOf(s.rates, `pod:${pod.ref.uid}`, ts, r.cpuNanos, undefined);
   if (cpu !== undefined) pod.cpu = cpu;
@@ -147,10 +158,32 @@ async function podFromCgroup(s: PodSources, pod: PodRaw, cg: string, ts: bigint)
 }
 
 /** Without sandbox stats: the pause process's network namespace counters (what cAdvisor reads for the kubelet). */
-async function podNetworkFromPause(s: PodSources, pod: PodRaw, pause: CgroupReading): Promise<void> {
-  if (pause.firstPid === undefined) return;
-  const interfaces = parseNetDev((await readText(`${s.procRoot}/${pause.firstPid}/net/dev`)) ?? '');
-  if (interfaces.length > 0) pod.network = { interfaces, defaultInterface: 'eth0' };
+async function podNetworkFromPause(s: PodSources, pod: PodRaw, pid: number | undefined, byNs: Map<string, PodRaw['network']>): Promise<void> {
+  if (pid === undefined) return;
+  const ns = netNamespaceOf(s.procRoot, pid);
+  if (ns !== undefined && byNs.has(ns)) {
+    const known = byNs.get(ns);
+    if (known !== undefined) pod.network = known;
+    return;
+  }
+  const interfaces = parseNetDev((await readText(`${s.procRoot}/${pid}/net/dev`)) ?? '');
+  const network = interfaces.length > 0 ? { interfaces, defaultInterface: 'eth0' } : undefined;
+  if (ns !== undefined) byNs.set(ns, network);
+  if (network !== undefined) pod.network = network;
+}
+
+/** The process's network namespace (`net:[inode]`); undefined where /proc does not say (then nothing is shared). */
+function netNamespaceOf(procRoot: string, pid: number): string | undefined {
+  try {
+    return readlinkSync(`${procRoot}/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the runtime reported every memory figure the summary shows (then the cgroup is read for the limit alone). */
+function fullMemory(m: CriContainerStats['memory']): boolean {
+  return m?.usageBytes !== undefined && m.workingSetBytes !== undefined && m.rssBytes !== undefined && m.pageFaults !== undefined && m.majorPageFaults !== undefined;
 }
 
 /** emptyDir volumes measured on disk; a memory-backed one reports its tmpfs. */

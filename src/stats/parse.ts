@@ -5,12 +5,28 @@
 
 /** `key value` lines (memory.stat, cpu.stat): every integer value by key. */
 export function parseKeyValues(text: string): Map<string, number> {
+  // Scanned by hand: memory.stat is ~35 lines, read for every pod and container each refresh.
   const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\S+)\s+(\d+)\s*$/.exec(line);
-    if (m?.[1] !== undefined && m[2] !== undefined) out.set(m[1], Number(m[2]));
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const sp = text.indexOf(' ', at);
+    if (sp > at && sp < end) {
+      const value = text.slice(sp + 1, end).trim();
+      if (value !== '' && isDigits(value)) out.set(text.slice(at, sp), Number(value));
+    }
+    at = end + 1;
   }
   return out;
+}
+
+function isDigits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** One integer file (cpuacct.usage, memory.usage_in_bytes, pid_max). */

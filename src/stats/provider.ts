@@ -15,6 +15,7 @@ import type { StatusStore } from '../status/store.js';
 import { buildSummary, type FilesystemsRaw } from './build.js';
 import { collectNode } from './collect-node.js';
 import { collectPods, type RuntimeReadings } from './collect-pods.js';
+import { CgroupReader } from './cgroup-reader.js';
 import { CgroupLocator, statfsReading, UsageCache } from './files.js';
 import { RateCache } from './rates.js';
 import type { StatsSnapshot, Summary } from './types.js';
@@ -62,6 +63,8 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
   const rates = new RateCache();
   const usage = new UsageCache(o.diskUsagePeriodMs ?? DEFAULT_DISK_USAGE_PERIOD_MS, () => now().getTime());
   const locator = new CgroupLocator(cgroupMount);
+  // A container's memory limit and first process are re-read as often as its disk usage: once per agg period.
+  const cgroups = new CgroupReader(cgroupMount, o.diskUsagePeriodMs ?? DEFAULT_DISK_USAGE_PERIOD_MS, () => now().getTime());
   const agentStart = new Date(Date.now() - process.uptime() * 1000);
   let sandboxStatsServed = true;
   let failing = new Set<string>();
@@ -110,7 +113,7 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
     ]);
     errors.push(...nodePart.errors);
     const { pods, identities, live } = await collectPods(
-      { rootDir: o.rootDir, podLogsDir: o.podLogsDir ?? DEFAULT_POD_LOGS_DIR, procRoot, cgroupMount, locator, rates, pods: o.status.all(), usage: (dir, sig) => usage.usage(dir, sig) },
+      { rootDir: o.rootDir, podLogsDir: o.podLogsDir ?? DEFAULT_POD_LOGS_DIR, procRoot, locator, cgroups, rates, pods: o.status.all(), usage: (dir, sig) => usage.usage(dir, sig) },
       cri,
       at,
       signal,
