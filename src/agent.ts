@@ -127,7 +127,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
       liveness,
       metrics,
       node: { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) },
-      pods: wing === undefined ? undefined : { runtime: wing.runtime, status: wing.status, podLogsDir: wing.podLogsDir },
+      pods: wing === undefined ? undefined : { runtime: wing.runtime, status: wing.status, podLogsDir: wing.podLogsDir, busy: () => wing?.busy() ?? false },
       reviews: cluster?.reviews,
     });
     const components: Component[] = [...(cluster?.components ?? []), ...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
@@ -190,6 +190,8 @@ interface PodWing {
   runtime: RuntimeService;
   /** Where the runtime writes container logs (<dir>/<namespace>_<name>_<uid>/). */
   podLogsDir: string;
+  /** Whether a pod worker is syncing: the node servers hold a flood of requests only then. */
+  busy(): boolean;
   /** Pods the sources want (after admission). */
   desired(): Pod[];
   allSourcesSeen(): boolean;
@@ -321,7 +323,7 @@ async function wirePods(x: WireInput, signal: AbortSignal): Promise<PodWing | un
     runtime.close();
     await parser.close();
   };
-  return { components, status, runtime, podLogsDir: sync.sandbox.podLogsDir, desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
+  return { components, status, runtime, podLogsDir: sync.sandbox.podLogsDir, busy: () => manager.busy(), desired: () => manager.desiredPods(), allSourcesSeen: () => merger.allSourcesSeen(), close };
 }
 
 async function checkPlatformConfig(r: ResolvedConfig): Promise<void> {

@@ -27,7 +27,7 @@ export interface NodeServersInput {
   readonly metrics: AgentMetrics;
   readonly node: { readonly name: string; readonly ip: string };
   /** The pod wing's state; undefined when the agent manages no pods (no runtime connection). */
-  readonly pods: { readonly runtime: RuntimeService; readonly status: StatusStore; readonly podLogsDir: string } | undefined;
+  readonly pods: { readonly runtime: RuntimeService; readonly status: StatusStore; readonly podLogsDir: string; readonly busy: () => boolean } | undefined;
   /** The API server's review calls (API-server mode); undefined standalone. */
   readonly reviews: { readonly tokenReview: TokenReviewer; readonly accessReview: AccessReviewer } | undefined;
 }
@@ -61,8 +61,10 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
     );
   }
   const observer = httpObserver(i.metrics);
-  // Both node servers share the agent's thread with the sync loop, so they share one governor.
-  const governor = createLoadGovernor();
+  // Both node servers share the agent's thread with the sync loop, so they share one governor;
+  // it holds requests only while a pod worker has work (with no pods to manage, never).
+  const pods = i.pods;
+  const governor = createLoadGovernor({ busy: () => pods?.busy() ?? false });
   components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, governor, log }));
   if (!cfg.enableServer) return components;
 

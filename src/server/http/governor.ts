@@ -5,8 +5,10 @@
 // waiting behind it. The governor watches the thread's event-loop
 // utilization and, while it stays above a high-water mark, holds each new
 // request of the node servers that arrives while others are in flight a
-// little before answering it: clients that wait for their answers then ask
-// less often, and the sync loop keeps its share. A lone client (a scraper,
+// little before answering it — but only while a pod worker has work: clients
+// that wait for their answers then ask less often, and the sync loop keeps
+// its share when it needs it (a flood with nothing to sync is answered at
+// full speed: the hold would only add latency). A lone client (a scraper,
 // kubectl) is never held: its requests take turns with the sync loop's work
 // anyway. The hold stays short (8 ms at most) so that a flood costs its
 // clients a little latency, not seconds. The health port is not governed (its
@@ -49,6 +51,12 @@ export interface LoadGovernor {
 
 export interface LoadGovernorOptions {
   policy?: Partial<GovernorPolicy>;
+  /**
+   * Whether the work the governor protects (the pod workers) has anything in
+   * flight. Requests are held only while it does: when nothing syncs, a hold
+   * would cost the clients latency and buy nobody anything. Default: always.
+   */
+  busy?: () => boolean;
   /** Test seams: the utilization source and the clock. */
   utilization?: (since: EventLoopUtilization | undefined) => EventLoopUtilization;
   now?: () => number;
@@ -59,6 +67,7 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
   const policy = { ...DEFAULT_GOVERNOR, ...o.policy };
   const elu = o.utilization ?? ((since) => (since === undefined ? performance.eventLoopUtilization() : performance.eventLoopUtilization(since)));
   const now = o.now ?? (() => performance.now());
+  const busy = o.busy ?? (() => true);
   let mark = elu(undefined);
   let markAt = now();
   let hold = 0;
@@ -75,7 +84,7 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
         mark = elu(undefined);
         markAt = t;
       }
-      return others > 0 ? hold : 0;
+      return others > 0 && hold > 0 && busy() ? hold : 0;
     },
     leave() {
       inFlight = Math.max(0, inFlight - 1);

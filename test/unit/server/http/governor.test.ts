@@ -21,10 +21,10 @@ describe('nextHoldMs', () => {
 describe('createLoadGovernor', () => {
   /** A fake thread: `busy` is the utilization every window reports. */
   function world() {
-    const w = { t: 0, busy: 0 };
+    const w = { t: 0, busy: 0, podsBusy: true };
     const elu = (since: EventLoopUtilization | undefined): EventLoopUtilization =>
       since === undefined ? { idle: 0, active: 0, utilization: 0 } : { idle: 0, active: 0, utilization: w.busy };
-    const gov = createLoadGovernor({ utilization: elu, now: () => w.t });
+    const gov = createLoadGovernor({ utilization: elu, now: () => w.t, busy: () => w.podsBusy });
     // One request already in flight: the arrivals below are concurrent ones.
     gov.enter();
     /** A request arrives, its hold is noted, and it is done. */
@@ -75,6 +75,23 @@ describe('createLoadGovernor', () => {
     }
     expect(arrive()).toBe(8);
     w.t = 60_000;
+    expect(arrive()).toBe(0);
+  });
+
+  it('holds only while the pod workers have work: a flood with nothing to sync is answered at once', () => {
+    const { w, arrive } = world();
+    w.busy = 0.95;
+    w.podsBusy = false;
+    const holds: number[] = [];
+    for (let k = 1; k <= 5; k++) {
+      w.t = k * 100;
+      holds.push(arrive());
+    }
+    // The hold keeps following the thread's load, and applies as soon as a sync starts.
+    expect(holds).toEqual([0, 0, 0, 0, 0]);
+    w.podsBusy = true;
+    expect(arrive()).toBe(8);
+    w.podsBusy = false;
     expect(arrive()).toBe(0);
   });
 });
