@@ -47,7 +47,7 @@ const GONE_POLL_MS = 100;
 const MAX_POLLS = 20_000;
 
 function parseArgs(argv) {
-  const o = { quick: false, pods: 110, repeats: 2, levels: [5, 10], settle: 30, window: 120, json: join(REPO, 'bench/results/cluster.json'), agentArgs: [], agentNodeArgs: [] };
+  const o = { quick: false, pods: 110, repeats: 2, levels: [5, 10], settle: 30, window: 300, json: join(REPO, 'bench/results/cluster.json'), agentArgs: [], agentNodeArgs: [] };
   const set = new Set();
   const int = (name, v, min, max) => {
     const n = Number(v);
