@@ -230,6 +230,9 @@ async function steady(opts, out, agentPid, names) {
   const p1 = proxy.snapshot();
   const s1 = countServerRequests(api.logFile, NODE_USER, s0.end);
   const m1 = await clientRequests();
+  // Where the RSS goes, from the agent's own process metrics (prom-client's collectors), after the window.
+  const text = await scrape(`http://127.0.0.1:${dirs.readOnlyPort}/metrics`);
+  const memory = Object.fromEntries(['process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'].map((n) => [n, family(text, n)[0]?.value ?? null]));
   progress('');
   const after = await runningIds();
   const stillRunning = (await api.call('GET', `/api/v1/namespaces/${NAMESPACE}/pods`)).json.items.filter((p) => p.status?.phase === 'Running').length;
@@ -244,6 +247,7 @@ async function steady(opts, out, agentPid, names) {
     agentCpuPercent: round3(((a1 - a0) / tck / windowS) * 100),
     agentCpuSeconds: round3((a1 - a0) / tck),
     apiserverCpuPercent: round3(((k1 - k0) / tck / windowS) * 100),
+    memoryAfter: memory,
     rssMB: { max: round3(Math.max(...rssMB)), mean: round3(rssMB.reduce((x, y) => x + y, 0) / rssMB.length), min: round3(Math.min(...rssMB)), samples: rssMB.map(round3) },
     containersRunningBefore: before.size,
     containersRunningAfter: after.size,

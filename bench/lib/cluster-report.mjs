@@ -116,6 +116,9 @@ export function renderReport(opts, out, sum, meta) {
   if (sd) {
     lines.push(`steady window, client metric by method and code: ${kinds(sd.client.byMethodCode)}`);
     lines.push(`steady window, server log by verb and resource: ${kinds(sd.server.byKind)} (a watch is logged when it ends)`);
+    const mem = out.steady.memoryAfter ?? {};
+    const mb = (k) => f((mem[k] ?? NaN) / 1e6, 1);
+    lines.push(`agent memory after the window (its /metrics, MB): RSS ${mb('process_resident_memory_bytes')}, V8 heap ${mb('nodejs_heap_size_used_bytes')} used of ${mb('nodejs_heap_size_total_bytes')}, external ${mb('nodejs_external_memory_bytes')}`);
     lines.push(`steady window: ${out.steady.containersRunningAfter}/${out.steady.containersRunningBefore} containers still running, ${out.steady.containersReplaced} replaced; ${out.steady.apiPodsRunningAfter} pods Running in the API; bytes up ${sd.bytes.up}, down ${sd.bytes.down}`);
   }
   lines.push('');
