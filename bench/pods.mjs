@@ -27,9 +27,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { launcherOptions } from '../packaging/launcher-options.mjs';
 import { BenchError, machine, machineLine, ms, now, phase, progress, round3, runMain, sleep, stats, table } from './lib/common.mjs';
+import { BATCH_POLL_MS, BATCH_TIMEOUT_MS, createCriFloor, FLOOR_MANAGED, FLOOR_POD_NAME, isFloorSandbox, LABEL_MANAGED, LABEL_POD_NAME, loadFloorDist, POD_LOGS_DIR } from './lib/cri-floor.mjs';
 import { GRACE_S, IMAGE, manifest } from './lib/pod-manifest.mjs';
 import { freePort, mountsUnder, mustRun, procRssKiB, procTicks, run, withTimeout } from './lib/proc.mjs';
 
@@ -42,36 +43,19 @@ const AGENT_BIN = join(REPO, 'bin/agent.js');
 const NODE = process.execPath;
 
 const NODE_NAME = 'bench'; // --hostname-override: static pods are named <name>-bench
-const POD_LOGS_DIR = '/var/log/pods'; // where the agent puts pod log directories
-// The agent's runtime labels (src/runtime-view/labels.ts).
-const LABEL_POD_NAME = 'io.platform.pod.name';
-const LABEL_MANAGED = 'io.platform.agent.managed';
-const AGENT_PREFIX = 'io.platform.';
-// Floor pods carry the same labels under another prefix of the same length, so
-// the agent (whose relist selects io.platform.agent.managed=true) never sees
-// them as orphans to tear down while both run on the same containerd.
-const FLOOR_PREFIX = 'io.benchflr.';
-const FLOOR_POD_NAME = `${FLOOR_PREFIX}pod.name`;
-const FLOOR_MANAGED = `${FLOOR_PREFIX}agent.managed`;
-
 const TARGETS = { agentOverFloorMs: 30, batchFactor: 1.1, cpuPercent: 2, rssMB: 80, teardownSlackMs: 300 };
 
 // Bounds: every wait has a deadline and a maximum number of attempts.
 const RUNNING_TIMEOUT_MS = 30_000; // one pod: manifest / CRI calls -> RUNNING
 const GONE_TIMEOUT_MS = 30_000; // one pod: manifest deleted -> gone
-const BATCH_TIMEOUT_MS = 240_000; // a batch up or down
 const POLL_MS = 2; // single-pod watcher: pause between two ListContainers calls
 const GONE_POLL_MS = 5;
-// The batch watcher lists up to 110 containers per poll, for the floor and the
-// agent alike; every 50 ms it costs containerd little and quantizes a ~8 s total by < 1 %.
-const BATCH_POLL_MS = 50;
 const MAX_POLLS = 50_000;
 const AGENT_READY_TIMEOUT_MS = 30_000;
 const AGENT_STOP_TIMEOUT_MS = 15_000;
 const PODMAN_TIMEOUT_MS = 60_000;
 const BETWEEN_CASES_MS = 200; // pause between two measured cases
 const BEFORE_DELETE_MS = 500; // a pod runs this long before its manifest is deleted
-const CRI_CLEANUP_CONCURRENCY = 10;
 
 // ---------------------------------------------------------------- arguments
 
@@ -236,50 +220,11 @@ function cleanupSync() {
 const pad = (i) => String(i).padStart(3, '0');
 const fullName = (name) => `${name}-${NODE_NAME}`;
 
-/** The project's own modules (dist/), loaded once. */
+/** The project's own modules (dist/) and the CRI floor over them (bench/lib/cri-floor.mjs), set once the runtime is up. */
 let dist;
-async function loadDist() {
-  const imp = (p) => import(pathToFileURL(join(REPO, 'dist', p)).href);
-  const [cri, manifestMod, sandbox, container, resolvConf] = await Promise.all([imp('cri/grpc-client.js'), imp('sources/manifest.js'), imp('pods/sandbox-config.js'), imp('pods/container-config.js'), imp('pods/resolv-conf.js')]);
-  let hostResolv;
-  try {
-    hostResolv = resolvConf.parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8'));
-  } catch {
-    hostResolv = undefined;
-  }
-  dist = {
-    createCriRuntime: cri.createCriRuntime,
-    podFromFile: manifestMod.podFromFile,
-    sandboxConfig: sandbox.sandboxConfig,
-    containerConfig: container.containerConfig,
-    // What the agent passes with its default flags (createSyncDeps in src/pods/index.ts).
-    sandboxSettings: { dns: { clusterDNS: [], clusterDomain: '', host: () => hostResolv }, podLogsDir: POD_LOGS_DIR, cgroupParent: '' },
-    containerSettings: { cpuCFSQuota: true, cpuCFSQuotaPeriodMs: 100, memoryCapacity: os.totalmem(), seccompDefault: false, emptyDirPath: (pod, v) => join(state.tmp, 'floor-volumes', pod.metadata.uid, v) },
-  };
-}
-
-/** The pod as the agent's file source decodes it (static-pod name, UID, defaults). */
-function decode(name, text, location) {
-  const res = dist.podFromFile(text, { node: NODE_NAME, source: 'file', location, now: new Date() });
-  if (!res.ok) throw new BenchError(`benchmark manifest rejected by the project's decoder: ${res.error}`);
-  return res.pods[0];
-}
-
-const relabel = (labels) => Object.fromEntries(Object.entries(labels).map(([k, v]) => [k.startsWith(AGENT_PREFIX) ? FLOOR_PREFIX + k.slice(AGENT_PREFIX.length) : k, v]));
-
-/** The sandbox and container configs the agent would send for this pod (labels re-prefixed). */
-function floorConfigs(name) {
-  const pod = decode(name, manifest(name), join(state.tmp, 'floor-manifests', `${name}.yaml`));
-  const sb = dist.sandboxConfig(pod, 0, dist.sandboxSettings);
-  sb.labels = relabel(sb.labels);
-  const facts = { nodeName: NODE_NAME, hostIP: '127.0.0.1', podIP: '127.0.0.1', podIPs: ['127.0.0.1'] };
-  const cc = dist.containerConfig(pod, pod.spec.containers[0], 'container', 0, facts, dist.containerSettings);
-  cc.labels = relabel(cc.labels);
-  // The agent creates these before its CRI calls too; outside the measured time here.
-  state.logDirs.add(sb.logDirectory);
-  mkdirSync(join(sb.logDirectory, 'c'), { recursive: true });
-  return { name: pod.metadata.name, sb, cc };
-}
+let floor;
+const decode = (_name, text, location) => floor.decode(text, location);
+const floorConfigs = (name) => floor.configs(name);
 
 // ---------------------------------------------------------------- runtime watchers
 
@@ -319,37 +264,8 @@ async function waitGone(labelKey, podName, t0, timeoutMs = GONE_TIMEOUT_MS) {
   throw new BenchError(`pod ${podName}: still in the runtime ${timeoutMs} ms after its manifest was deleted`);
 }
 
-async function containerRunning(id) {
-  const start = now();
-  for (let i = 0; i < MAX_POLLS && ms(start, now()) < RUNNING_TIMEOUT_MS; i++) {
-    const s = await state.cri.containerStatus(id);
-    if (s.state === 'RUNNING') return;
-    if (s.state === 'EXITED') throw new BenchError(`container ${id} exited (code ${s.exitCode}, ${s.reason}) instead of running`);
-    await sleep(POLL_MS);
-  }
-  throw new BenchError(`container ${id}: not RUNNING within ${RUNNING_TIMEOUT_MS} ms`);
-}
-
-/** Stops and removes sandboxes (and their containers) matching `pick`, through CRI, a few at a time. */
-async function criRemove(pick) {
-  const sbs = (await state.cri.listPodSandbox()).filter(pick);
-  let next = 0;
-  const worker = async () => {
-    while (next < sbs.length) {
-      const sb = sbs[next++];
-      const cts = await state.cri.listContainers({ podSandboxId: sb.id });
-      for (const c of cts) {
-        if (c.state === 'RUNNING' || c.state === 'UNKNOWN') await state.cri.stopContainer(c.id, 0);
-        await state.cri.removeContainer(c.id);
-      }
-      await state.cri.stopPodSandbox(sb.id);
-      await state.cri.removePodSandbox(sb.id);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CRI_CLEANUP_CONCURRENCY, sbs.length) }, worker));
-  return sbs.length;
-}
-const isFloorSandbox = (sb) => FLOOR_POD_NAME in sb.labels;
+const containerRunning = (id) => floor.containerRunning(id);
+const criRemove = (pick) => floor.remove(pick);
 
 async function expectEmptyRuntime(when) {
   const [sbs, cts] = await Promise.all([state.cri.listPodSandbox(), state.cri.listContainers()]);
@@ -600,45 +516,8 @@ async function phaseSingle(opts, havePodman, out) {
   out.single = res;
 }
 
-/**
- * The batch observer, the same for the floor and the agent: lists the RUNNING
- * containers carrying `managedLabel` every BATCH_POLL_MS until every pod of
- * `want` (by `nameLabel`) has shown; resolves with each pod's first sighting
- * (ms after `t0`). One instrument for both sides: its own cost (a list of up
- * to 110 containers per poll) falls on both alike.
- */
-async function watchBatch(managedLabel, nameLabel, want, t0, what, onTimeout = () => '') {
-  const firstSeen = new Map();
-  let polls = 0;
-  while (firstSeen.size < want.size) {
-    if (polls >= MAX_POLLS || ms(t0, now()) > BATCH_TIMEOUT_MS) throw new BenchError(`${what}: ${firstSeen.size}/${want.size} pods RUNNING after ${BATCH_TIMEOUT_MS} ms${onTimeout()}`);
-    polls++;
-    const list = await state.cri.listContainers({ state: 'RUNNING', labelSelector: { [managedLabel]: 'true' } });
-    const at = ms(t0, now());
-    for (const c of list) {
-      const n = c.labels[nameLabel];
-      if (want.has(n) && !firstSeen.has(n)) firstSeen.set(n, at);
-    }
-    if (firstSeen.size < want.size) await sleep(BATCH_POLL_MS);
-  }
-  return { firstSeen, polls };
-}
-
-/** The floor's batch: `cfgs` through `level` workers, each pod run sandbox -> create -> start -> containerStatus RUNNING. */
-function floorPool(cfgs, level, onRunning) {
-  let next = 0;
-  const worker = async () => {
-    while (next < cfgs.length) {
-      const c = cfgs[next++];
-      const sandboxId = await state.cri.runPodSandbox(c.sb, '');
-      const id = await state.cri.createContainer(sandboxId, c.cc, c.sb);
-      await state.cri.startContainer(id);
-      await containerRunning(id);
-      onRunning();
-    }
-  };
-  return Promise.all(Array.from({ length: level }, worker));
-}
+const watchBatch = (...args) => floor.watchBatch(...args);
+const floorPool = (cfgs, level, onRunning) => floor.pool(cfgs, level, onRunning);
 
 /** One untimed floor batch: containerd's first large batch after its start runs ~30 % slower than later ones. */
 async function phaseBatchWarmup(opts, out) {
@@ -949,8 +828,9 @@ async function main() {
   await mustRun('build-images', NODE, [BUILD_IMAGES, '--out', IMAGES_DIR], { timeoutMs: 300_000 });
   const started = await mustRun('containerd.sh start', 'bash', [CONTAINERD_SH, 'start', state.rtDir, '--images', IMAGES_DIR], { timeoutMs: 120_000 });
   const endpoint = started.stdout.trim().split('\n').pop();
-  await loadDist();
+  dist = await loadFloorDist(REPO);
   state.cri = await dist.createCriRuntime({ runtimeEndpoint: endpoint, requestTimeoutMs: 60_000, connectTimeoutMs: 15_000, log: { info() {}, warn() {}, error() {} } });
+  floor = createCriFloor({ dist, cri: state.cri, nodeName: NODE_NAME, tmp: state.tmp, logDirs: state.logDirs });
   await expectEmptyRuntime('a fresh containerd');
 
   out.podman = { installed: havePodman, requested: opts.podman };

@@ -6,7 +6,7 @@
 import { loadApiCodec } from '../api/codec/index.js';
 import { loadPlatformConfig } from './config/index.js';
 import { createRestClient, type RestClient } from './rest/index.js';
-import { clientRateLimits, createTransport } from './transport/index.js';
+import { clientRateLimits, createTransport, type RequestMetricsSink } from './transport/index.js';
 import type { ClientLog, ConnectionConfig, Transport } from './types.js';
 
 export type ApiContentType = 'application/json' | 'application/vnd.platform.protobuf';
@@ -24,6 +24,8 @@ export interface ApiClientOptions {
   readonly log: ClientLog;
   readonly context?: string;
   readonly userAgent?: string;
+  /** rest_client_* records; default: the process-wide sink (registerRequestMetrics). */
+  readonly metrics?: RequestMetricsSink;
 }
 
 export interface ApiClient {
@@ -42,12 +44,13 @@ export interface ApiClient {
 export async function createApiClient(opts: ApiClientOptions): Promise<ApiClient> {
   const [connection, codec] = await Promise.all([loadPlatformConfig(opts.platformconfig, opts.context === undefined ? undefined : { context: opts.context }), loadApiCodec()]);
   const limits = clientRateLimits({ platformApiQps: opts.platformApiQps, platformApiBurst: opts.platformApiBurst, eventQps: opts.eventQps, eventBurst: opts.eventBurst });
-  const transport = createTransport(connection, { ...limits, log: opts.log, ...(opts.userAgent === undefined ? {} : { userAgent: opts.userAgent }) });
+  const transport = createTransport(connection, { ...limits, log: opts.log, ...(opts.userAgent === undefined ? {} : { userAgent: opts.userAgent }), ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }) });
   const rest = createRestClient({ transport, codec, contentType: opts.contentType, log: opts.log });
   return { connection, transport, rest, close: () => transport.close() };
 }
 
 export { RESOURCES } from './rest/index.js';
+export { NO_RESPONSE_CODE, registerRequestMetrics, type RequestMetricsSink } from './transport/index.js';
 export type { RestClient, RestResourceClient } from './rest/index.js';
 export * from './errors.js';
 export type * from './types.js';

@@ -8,3 +8,4 @@ export { httpObserver, isLongRunning, methodClass, pathClass } from './http.js';
 export { metricsRoutes } from './routes.js';
 export { PodStartTracker, POD_START_PHASES, type PodRef, type PodStartPhase, type PodStartRecord } from './pod-start.js';
 export { imageSizeClass } from './buckets.js';
+export { restClientMetrics, REST_CLIENT_LATENCY_BUCKETS } from './rest-client.js';

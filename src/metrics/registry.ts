@@ -10,6 +10,8 @@ import type { ProbeCount } from '../probes/metrics.js';
 import type { ObservedPod } from '../runtime-view/observed.js';
 import { DEF_BUCKETS, IMAGE_PULL_BUCKETS, PHASE_BUCKETS, POD_START_BUCKETS, RUNTIME_BUCKETS, imageSizeClass } from './buckets.js';
 import { PodStartTracker, type PodRef, type PodStartPhase } from './pod-start.js';
+import { registerRequestMetrics, type RequestMetricsSink } from '../client/index.js';
+import { restClientMetrics } from './rest-client.js';
 
 export const PREFIX = 'agent_';
 
@@ -53,6 +55,8 @@ export interface AgentMetrics {
   probeSource(source: ProbeCountSource): void;
   /** One HTTP request answered (httpObserver). */
   httpRequest(labels: { method: string; path: string; server_type: string; long_running: string }, seconds: number): void;
+  /** The API client's rest_client_* records (the sink createApiClient's `metrics` option takes). */
+  readonly restClient: RequestMetricsSink;
 }
 
 export interface AgentMetricsOptions {
@@ -60,6 +64,13 @@ export interface AgentMetricsOptions {
   log?: Pick<AgentLogger, 'info'>;
   /** prom-client's default process and Node.js collectors; on by default. */
   processMetrics?: boolean;
+  /**
+   * Also make `restClient` the process-wide sink of the API client's
+   * transports (registerRequestMetrics), as component-base registers
+   * client-go's adapters: every client of the process counts without being
+   * handed it. On by default; the last AgentMetrics built wins.
+   */
+  registerClientMetrics?: boolean;
 }
 
 function histogram(reg: Registry, name: string, help: string, buckets: readonly number[], labelNames: readonly string[] = []): Histogram {
@@ -116,12 +127,16 @@ export function createAgentMetrics(opts: AgentMetricsOptions = {}): AgentMetrics
     },
   });
 
+  const restClient = restClientMetrics(registry);
+  if (opts.registerClientMetrics !== false) registerRequestMetrics(restClient);
+
   const tracker = new PodStartTracker();
   const log = opts.log;
 
   return {
     registry,
     probesRegistry,
+    restClient,
     runtimeOperation(op, seconds, failed) {
       const s = secs(seconds);
       if (s !== undefined) runtimeOps.observe({ operation_type: op }, s);

@@ -11,6 +11,7 @@ export { DEFAULT_TIMEOUT_MS } from './transport.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { TokenFileIo } from './bearer-token.js';
 export { defaultUserAgent } from './dispatcher.js';
+export { NO_RESPONSE_CODE, registerRequestMetrics, registeredRequestMetrics, type RequestMetricsSink } from './request-metrics.js';
 
 /** The spec's defaults for `--platform-api-qps/-burst` and `--event-qps/-burst` (given as 0). */
 export const DEFAULT_RATE_LIMITS = { qps: 50, burst: 100, eventQps: 50, eventBurst: 100 } as const;

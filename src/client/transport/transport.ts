@@ -15,6 +15,7 @@ import { classifyConnectionError } from './connection-errors.js';
 import { createPools, defaultUserAgent, type Pools } from './dispatcher.js';
 import { Limiters, type RateLimits, type Sleep } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from './retry.js';
+import { NO_RESPONSE_CODE, RequestRecorder, hostLabel, type RequestMetricsSink } from './request-metrics.js';
 import { isProtobufResponse, statusError } from './status.js';
 import { WarningLog } from './warnings.js';
 import type { ConnectionConfig } from '../types.js';
@@ -29,6 +30,8 @@ export interface TransportOptions extends RateLimits {
   readonly random?: () => number;
   readonly retry?: Partial<RetryPolicy>;
   readonly tokenFileIo?: TokenFileIo;
+  /** Where rest_client_* records go; default: the process-wide sink (registerRequestMetrics), if any. */
+  readonly metrics?: RequestMetricsSink;
 }
 
 /** A non-stream request's deadline when the caller gives none. */
@@ -57,6 +60,7 @@ export class HttpTransport implements Transport {
   private readonly random: () => number;
   private readonly userAgent: string;
   private readonly log: ClientLog;
+  private readonly metrics: RequestRecorder;
 
   constructor(conn: ConnectionConfig, opts: TransportOptions) {
     this.now = opts.now ?? Date.now;
@@ -70,6 +74,7 @@ export class HttpTransport implements Transport {
     this.warnings = new WarningLog(opts.log);
     this.conn = conn;
     this.pools = createPools(conn);
+    this.metrics = new RequestRecorder(hostLabel(conn.server), opts.metrics);
   }
 
   /**
@@ -143,6 +148,8 @@ export class HttpTransport implements Transport {
       }
     } finally {
       for (const u of unlink) u();
+      // client-go times whole calls but not watches (their duration is the server's timeout).
+      if (!stream) this.metrics.latency(req.method, (this.now() - started) / 1000);
     }
   }
 
@@ -180,6 +187,7 @@ export class HttpTransport implements Transport {
       const pool = stream ? this.pools.streams : this.pools.requests;
       const res = await pool.request({ path, method: req.method, headers: await this.headers(req), body: req.body ?? null, signal: ac.signal });
       this.log.v?.(TRACE_RESPONSE)?.info('Response', { verb: req.method, path, status: res.statusCode, ms: this.now() - sentAt });
+      this.metrics.result(res.statusCode, req.method);
       this.warnings.record(ref, res.headers['warning']);
       if (res.statusCode >= 200 && res.statusCode < 300 && stream) {
         handedOver = true;
@@ -195,6 +203,7 @@ export class HttpTransport implements Transport {
       const stop = this.stopReason(ref, req.signal);
       if (stop !== undefined) throw stop;
       if (!(ac.signal.reason instanceof TimedOut) && !isNetworkError(e)) throw e;
+      this.metrics.result(NO_RESPONSE_CODE, req.method);
       const f = ac.signal.reason instanceof TimedOut ? { sent: true, fatal: false, message: `no response within ${timeoutMs} ms` } : classifyConnectionError(e);
       return { failed: new ClientConnectionError(ref, f.message, e), outcome: { kind: 'connection', sent: f.sent, fatal: f.fatal } };
     } finally {
