@@ -7,7 +7,7 @@
 // is built by its own folder's factory.
 import type { ResolvedConfig } from './config/resolve.js';
 import { createApiObjectSource, podRegistrations, type ApiObjectSource } from './api-objects/index.js';
-import { bootstrapClientCertificate, createClientCertificateRotation, createServingCertificateRotation, type ServingCertificateRotation } from './certificates/index.js';
+import { bootstrapClientCertificate, createClientCertificateRotation, createServingCertificateRotation, servingRotationDecision, type ServingCertificateRotation } from './certificates/index.js';
 import { createApiClient, type ApiClient, type ApiContentType } from './client/index.js';
 import type { CriRuntime } from './cri/index.js';
 import { createEventRecorder, type EventRecorder } from './events/index.js';
@@ -75,11 +75,9 @@ export async function connectCluster(r: ResolvedConfig, nodeName: string, log: A
  */
 function servingRotation(r: ResolvedConfig, nodeName: string, client: ApiClient, log: AgentLogger): ServingCertificateRotation | undefined {
   const { config: cfg, flags } = r;
-  if (!cfg.serverTLSBootstrap || !cfg.enableServer) return undefined;
-  if (cfg.tlsCertFile !== '' || cfg.tlsPrivateKeyFile !== '') {
-    log.warn('--rotate-server-certificates: --tls-cert-file and --tls-private-key-file are given and win; the serving certificate is not requested from the API server');
-    return undefined;
-  }
+  const decision = servingRotationDecision({ ...cfg, apiServer: true });
+  if (decision.warning !== undefined) log.warn(decision.warning);
+  if (!decision.rotate) return undefined;
   const addresses = () => {
     const a = nodeAddresses(flags.nodeIP, nodeName, hostNetwork());
     return a.ok ? a.addresses : undefined;

@@ -4,7 +4,7 @@
 // (agent.ts calls it): every part is built by its own folder's factory.
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import type { ServingCertificateSource } from './certificates/index.js';
+import { servingRotationDecision, type ServingCertificateSource } from './certificates/index.js';
 import { configzDocument } from './config/print.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import type { RuntimeService } from './cri/types.js';
@@ -70,7 +70,9 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
   if (!cfg.enableServer) return components;
 
   const rotating = i.servingCertificate;
-  if (cfg.serverTLSBootstrap && i.reviews === undefined) log.warn(`--rotate-server-certificates: ${NO_API_SERVER}; ignored, the main port serves a self-signed certificate`);
+  // Standalone: said here (API-server mode says its own in cluster.ts).
+  const decision = servingRotationDecision({ ...cfg, apiServer: false });
+  if (i.reviews === undefined && decision.warning !== undefined) log.warn(decision.warning);
   const material = rotating !== undefined ? rotating.current() : await loadAgentServingMaterial({
     certDir: flags.certDirectory,
     tlsCertFile: cfg.tlsCertFile,

@@ -12,4 +12,4 @@ export { CLIENT_PAIR_PREFIX, clientCertificateValidity, pairPaths, type Certific
 export { rotationDeadline, renewRetryDelayMs, BOOTSTRAP_WAIT_MS, RENEW_WAIT_MS } from './deadline.js';
 export { digestedCsrName, nodeClientCsr } from './csr.js';
 export { ADDRESS_CHECK_MS, createServingCertificateRotation, type ServingCertificateRotation, type ServingCertificateSource, type ServingRotationOptions } from './serving.js';
-export { canonicalIp, certificateTemplate, nodeServingCsr, nodeServingUsages, satisfiesTemplate, servingSans, servingStep, type ServingState, type ServingStep, type StatusAddress } from './serving-csr.js';
+export { canonicalIp, certificateTemplate, nodeServingCsr, nodeServingUsages, satisfiesTemplate, servingRotationDecision, servingSans, servingStep, type ServingRotationInputs, type ServingState, type ServingStep, type StatusAddress } from './serving-csr.js';

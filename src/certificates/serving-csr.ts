@@ -135,3 +135,26 @@ export function servingStep(s: ServingState): ServingStep {
   if (deadline <= s.nowMs) return { kind: 'renew', reason: 'the rotation deadline passed' };
   return { kind: 'wait', ms: deadline - s.nowMs };
 }
+
+/** What the flag's neighbours decide about --rotate-server-certificates. */
+export interface ServingRotationInputs {
+  readonly serverTLSBootstrap: boolean;
+  readonly enableServer: boolean;
+  readonly tlsCertFile: string;
+  readonly tlsPrivateKeyFile: string;
+  /** API-server mode (--platformconfig given): a client to ask with. */
+  readonly apiServer: boolean;
+}
+
+/**
+ * Whether the serving certificate is requested from the API server, and
+ * else what to warn: standalone there is no one to ask (the flag is ignored,
+ * the self-signed certificate served); an operator's --tls-cert-file or
+ * --tls-private-key-file wins. Pure; the composition root logs the warning once.
+ */
+export function servingRotationDecision(i: ServingRotationInputs): { rotate: boolean; warning: string | undefined } {
+  if (!i.serverTLSBootstrap || !i.enableServer) return { rotate: false, warning: undefined };
+  if (i.tlsCertFile !== '' || i.tlsPrivateKeyFile !== '') return { rotate: false, warning: '--rotate-server-certificates: --tls-cert-file and --tls-private-key-file are given and win; the serving certificate is not requested from the API server' };
+  if (!i.apiServer) return { rotate: false, warning: '--rotate-server-certificates: no API server to ask (standalone: no --platformconfig); ignored, the main port serves a self-signed certificate' };
+  return { rotate: true, warning: undefined };
+}
