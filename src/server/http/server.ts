@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { SecureContextOptions, TlsOptions } from 'node:tls';
+import { createSecureContext, type SecureContextOptions, type TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { waitForAbort } from '../../lifecycle/abort.js';
 import { defineComponent, type Component } from '../../lifecycle/component.js';
@@ -106,7 +106,9 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
     setServingCertificate(pair) {
       if (o.server !== 'main' || tls === undefined) return;
       const next: TlsOptions = { ...tls, cert: pair.cert, key: pair.key };
-      live?.setSecureContext(next);
+      // Not listening yet: checked now all the same, so a refused pair throws here rather than failing the start.
+      if (live === undefined) createSecureContext(next);
+      else live.setSecureContext(next);
       tls = next;
     },
   };

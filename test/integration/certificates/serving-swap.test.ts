@@ -45,6 +45,7 @@ describe('NodeServer.setServingCertificate', () => {
     const tls = await mainTlsOptions({ material: undefined, clientCAFile: '', tlsMinVersion: '', tlsCipherSuites: [] });
     const port = await freePort();
     const server = createNodeServer({ server: 'main', address: '127.0.0.1', port, tls: tls.options, routes: [], auth, enableDebuggingHandlers: false, log: testLogger() });
+    expect(() => server.setServingCertificate({ cert: 'garbage', key: 'garbage' })).toThrow();
     const first = pair();
     server.setServingCertificate(first);
     const ctl = new AbortController();
@@ -65,6 +66,7 @@ describe('NodeServer.setServingCertificate', () => {
     const tls = await mainTlsOptions({ material: first, clientCAFile: '', tlsMinVersion: '', tlsCipherSuites: [] });
     const s = await startNodeServer({ server: 'main', tls: tls.options, routes: [], auth, enableDebuggingHandlers: false }, stops);
     expect(() => s.server.setServingCertificate({ cert: first.cert, key: 'not a key' })).toThrow();
+    expect(() => s.server.setServingCertificate({ cert: first.cert, key: pair().key })).toThrow();
     expect((await peer(s.port)).serialNumber).toBe(first.serial);
   });
 
