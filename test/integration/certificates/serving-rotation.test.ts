@@ -2,7 +2,8 @@
 // --csr-signing=node-client,agent-serving: the node (system:node:node1)
 // asks for its serving certificate; the request stays pending while the
 // server auto-approves a node client request created after it (so the
-// approver has seen it and left it alone); the running main server
+// approver has seen it and left it alone) and the node may not approve it;
+// the running main server
 // (createNodeServer on loopback, no certificate yet) fails handshakes; an
 // admin approves through the approval subresource; the signed certificate
 // (the node's name and IP, from the cluster CA) is presented to a fresh
@@ -163,6 +164,10 @@ describe('serving certificate rotation against platform-apiserver', () => {
     const pending = (await srv.admin.get(`${CSRS}/${serving.metadata.name}`)).json() as Csr;
     expect(pending.status?.conditions ?? []).toEqual([]);
     await expect(peer(main.port, srv.ca)).rejects.toThrow();
+
+    // The node may not approve its own request.
+    const selfApproval = { ...pending, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Self', message: 'by the node' }] } };
+    expect((await srv.user('node1').put(`${CSRS}/${serving.metadata.name}/approval`, selfApproval)).status).toBe(403);
 
     const first = new Promise<void>((r) => (rotatedNow = r));
     await approve(srv, serving.metadata.name);
