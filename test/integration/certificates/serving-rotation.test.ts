@@ -3,9 +3,8 @@
 // asks for its serving certificate; the request stays pending while the
 // server auto-approves a node client request created after it (so the
 // approver has seen it and left it alone) and the node may not approve it;
-// the running main server
-// (createNodeServer on loopback, no certificate yet) fails handshakes; an
-// admin approves through the approval subresource; the signed certificate
+// the running main server (createNodeServer on loopback, no certificate yet)
+// fails handshakes; an admin approves through the approval subresource; the signed certificate
 // (the node's name and IP, from the cluster CA) is presented to a fresh
 // connection; after a rotation of the short-lived certificate a fresh
 // connection meets the new one while an open keep-alive connection keeps the
