@@ -129,6 +129,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
       node: { name: nodeName(flags.hostnameOverride), ip: hostIP(flags.nodeIP) },
       pods: wing === undefined ? undefined : { runtime: wing.runtime, status: wing.status, podLogsDir: wing.podLogsDir, busy: () => wing?.busy() ?? false },
       reviews: cluster?.reviews,
+      servingCertificate: cluster?.servingCertificate,
     });
     const components: Component[] = [...(cluster?.components ?? []), ...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,

@@ -7,12 +7,13 @@
 // is built by its own folder's factory.
 import type { ResolvedConfig } from './config/resolve.js';
 import { createApiObjectSource, podRegistrations, type ApiObjectSource } from './api-objects/index.js';
-import { bootstrapClientCertificate, createClientCertificateRotation } from './certificates/index.js';
+import { bootstrapClientCertificate, createClientCertificateRotation, createServingCertificateRotation, servingRotationDecision, type ServingCertificateRotation } from './certificates/index.js';
 import { createApiClient, type ApiClient, type ApiContentType } from './client/index.js';
 import type { CriRuntime } from './cri/index.js';
 import { createEventRecorder, type EventRecorder } from './events/index.js';
 import type { Component } from './lifecycle/index.js';
 import type { AgentLogger } from './log/index.js';
+import { hostNetwork, nodeAddresses } from './node/addresses.js';
 import { createNodeAgent } from './node-status/index.js';
 import { createMirrorPods, createPodStatusSync } from './pod-sync/index.js';
 import type { Pod } from './pod-model/pod-types.js';
@@ -26,7 +27,9 @@ export interface Cluster {
   readonly events: EventRecorder;
   readonly apiObjects: ApiObjectSource;
   readonly reviews: { readonly tokenReview: TokenReviewer; readonly accessReview: AccessReviewer };
-  /** Started before the pod wing and stopped after it: events, the object source, certificate rotation. */
+  /** --rotate-server-certificates: the main port's certificates (wireNodeServers serves them); undefined otherwise. */
+  readonly servingCertificate: ServingCertificateRotation | undefined;
+  /** Started before the pod wing and stopped after it: events, the object source, certificate rotations. */
   readonly components: readonly Component[];
   /** Closes the API client's connections; after every component stopped. */
   close(): Promise<void>;
@@ -59,7 +62,27 @@ export async function connectCluster(r: ResolvedConfig, nodeName: string, log: A
   const apiObjects = createApiObjectSource({ client, log });
   const components: Component[] = [events, apiObjects];
   if (cfg.rotateCertificates) components.push(createClientCertificateRotation({ client, certDir: flags.certDirectory, nodeName, log: certLog }));
-  return { client, events, apiObjects, reviews: apiReviewers(client), components, close: () => client.close() };
+  const servingCertificate = servingRotation(r, nodeName, client, certLog);
+  if (servingCertificate !== undefined) components.push(servingCertificate);
+  return { client, events, apiObjects, reviews: apiReviewers(client), servingCertificate, components, close: () => client.close() };
+}
+
+/**
+ * --rotate-server-certificates (its gate is checked by validation): the
+ * rotation of the main port's certificate, for the node's status addresses.
+ * An operator's --tls-cert-file/--tls-private-key-file wins: then it is not
+ * built (said once).
+ */
+function servingRotation(r: ResolvedConfig, nodeName: string, client: ApiClient, log: AgentLogger): ServingCertificateRotation | undefined {
+  const { config: cfg, flags } = r;
+  const decision = servingRotationDecision({ ...cfg, apiServer: true });
+  if (decision.warning !== undefined) log.warn(decision.warning);
+  if (!decision.rotate) return undefined;
+  const addresses = () => {
+    const a = nodeAddresses(flags.nodeIP, nodeName, hostNetwork());
+    return a.ok ? a.addresses : undefined;
+  };
+  return createServingCertificateRotation({ client, certDir: flags.certDirectory, nodeName, addresses, log });
 }
 
 /** What the pod wing hands API-server mode. */

@@ -4,6 +4,7 @@
 // (agent.ts calls it): every part is built by its own folder's factory.
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
+import { servingRotationDecision, type ServingCertificateSource } from './certificates/index.js';
 import { configzDocument } from './config/print.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import type { RuntimeService } from './cri/types.js';
@@ -30,6 +31,8 @@ export interface NodeServersInput {
   readonly pods: { readonly runtime: RuntimeService; readonly status: StatusStore; readonly podLogsDir: string; readonly busy: () => boolean } | undefined;
   /** The API server's review calls (API-server mode); undefined standalone. */
   readonly reviews: { readonly tokenReview: TokenReviewer; readonly accessReview: AccessReviewer } | undefined;
+  /** --rotate-server-certificates in API-server mode: the main port serves its pairs instead of a self-signed certificate. */
+  readonly servingCertificate?: ServingCertificateSource | undefined;
 }
 
 const NO_PODS: Pick<StatusStore, 'all' | 'version'> = { all: () => [], version: 0 };
@@ -68,7 +71,11 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
   components.push(createNodeServer({ server: 'readOnly', address: cfg.address, port: cfg.readOnlyPort, tls: undefined, routes, auth: undefined, enableDebuggingHandlers: cfg.enableDebuggingHandlers, observer, governor, log }));
   if (!cfg.enableServer) return components;
 
-  const material = await loadAgentServingMaterial({
+  const rotating = i.servingCertificate;
+  // Standalone: said here (API-server mode says its own in cluster.ts).
+  const decision = servingRotationDecision({ ...cfg, apiServer: false });
+  if (i.reviews === undefined && decision.warning !== undefined) log.warn(decision.warning);
+  const material = rotating !== undefined ? rotating.current() : await loadAgentServingMaterial({
     certDir: flags.certDirectory,
     tlsCertFile: cfg.tlsCertFile,
     tlsPrivateKeyFile: cfg.tlsPrivateKeyFile,
@@ -93,20 +100,28 @@ export async function wireNodeServers(i: NodeServersInput): Promise<Component[]>
     unauthorizedTtlMs: cfg.authorization.webhook.cacheUnauthorizedTTL,
     log,
   });
-  components.push(
-    createNodeServer({
-      server: 'main',
-      address: cfg.address,
-      port: cfg.port,
-      tls: tls.options,
-      routes,
-      auth: { authenticator, authorize: (r, signal) => authorizeRequest(authorizer, { ...r, nodeName: i.node.name }, signal) },
-      enableDebuggingHandlers: cfg.enableDebuggingHandlers,
-      observer,
-      governor,
-      log,
-    }),
-  );
+  const main = createNodeServer({
+    server: 'main',
+    address: cfg.address,
+    port: cfg.port,
+    tls: tls.options,
+    routes,
+    auth: { authenticator, authorize: (r, signal) => authorizeRequest(authorizer, { ...r, nodeName: i.node.name }, signal) },
+    enableDebuggingHandlers: cfg.enableDebuggingHandlers,
+    observer,
+    governor,
+    log,
+  });
+  // The rotation runs before the servers start: a pair it loads or is issued reaches the server before or after it listens.
+  rotating?.onRotate((pair) => {
+    try {
+      main.setServingCertificate(pair);
+      log.info('The main port serves the new serving certificate');
+    } catch (e) {
+      log.error('The main port cannot serve the new serving certificate; it keeps the previous one', { error: (e as Error).message });
+    }
+  });
+  components.push(main);
   return components;
 }
 

@@ -1,4 +1,4 @@
-// Names of the node client certificate flow, shared by the server's CSR
+// Names of the node certificate flows (client and serving), shared by the server's CSR
 // signer and approver (src/apiserver/controllers/) and the agent's bootstrap
 // client. Upstream's `kubernetes.io/kube-apiserver-client-kubelet` is renamed
 // mechanically (kubernetes.io → platform.io, kube-apiserver →
@@ -30,3 +30,16 @@ export function nodeClientSubject(nodeName: string): { commonName: string; organ
 export function nodeNameOf(userOrCommonName: string): string | undefined {
   return userOrCommonName.startsWith(NODE_USER_PREFIX) ? userOrCommonName.slice(NODE_USER_PREFIX.length) : undefined;
 }
+
+/**
+ * The signer of the agent's serving certificate for port 10250 (upstream
+ * kubernetes.io/kubelet-serving, renamed kubelet → agent). Never
+ * auto-approved: an administrator (or an approver of their own) approves.
+ */
+export const AGENT_SERVING_SIGNER = 'platform.io/agent-serving';
+/** Name prefix of the agent's serving CSR (upstream's are generated `csr-<random>`; the rest is a digest here too). */
+export const AGENT_SERVING_CSR_PREFIX = 'csr-';
+/** The usages an agent serving request carries with an RSA key... */
+export const AGENT_SERVING_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'server auth'];
+/** ...and with any other key (ECDSA cannot encipher). */
+export const AGENT_SERVING_USAGES_NO_RSA: readonly string[] = ['digital signature', 'server auth'];

@@ -8,7 +8,8 @@
 import { createHash, sign, type KeyObject } from 'node:crypto';
 import { Attributes, CertificationRequest, CertificationRequestInfo } from '@peculiar/asn1-csr';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { AlgorithmIdentifier, AttributeTypeAndValue, AttributeValue, Name, RelativeDistinguishedName, SubjectPublicKeyInfo } from '@peculiar/asn1-x509';
+import { AlgorithmIdentifier, Attribute, AttributeTypeAndValue, AttributeValue, Extension, Extensions, GeneralName, id_ce_subjectAltName, Name, RelativeDistinguishedName, SubjectAlternativeName, SubjectPublicKeyInfo } from '@peculiar/asn1-x509';
+import { OctetString } from '@peculiar/asn1-schema';
 import { NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES_NO_RSA, NODE_CSR_PREFIX, nodeClientSubject } from '../api/signers.js';
 import type { ApiObject } from '../client/types.js';
 import { ECDSA_WITH_SHA256, OID_CN, OID_O, RSA_WITH_SHA256, toPem } from '../pki/x509.js';
@@ -18,14 +19,32 @@ export interface CsrSubject {
   readonly organizations: readonly string[];
 }
 
-/** A PEM `CERTIFICATE REQUEST` for `subject`, self-signed with `privateKey` (SHA-256; EC or RSA). */
-export function createCsrPem(subject: CsrSubject, privateKey: KeyObject, publicKey: KeyObject): string {
+/** Subject alternative names a request asks for (a serving certificate's; none for a client's). */
+export interface CsrSans {
+  readonly dnsNames: readonly string[];
+  readonly ipAddresses: readonly string[];
+}
+
+/** PKCS#9 extensionRequest: where a PKCS#10 request carries the extensions it asks for. */
+const OID_EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
+
+function sanAttributes(sans: CsrSans | undefined): Attributes {
+  const out = new Attributes();
+  if (sans === undefined || sans.dnsNames.length + sans.ipAddresses.length === 0) return out;
+  const names = [...sans.dnsNames.map((d) => new GeneralName({ dNSName: d })), ...sans.ipAddresses.map((ip) => new GeneralName({ iPAddress: ip }))];
+  const san = new Extension({ extnID: id_ce_subjectAltName, critical: false, extnValue: new OctetString(AsnConvert.serialize(new SubjectAlternativeName(names))) });
+  out.push(new Attribute({ type: OID_EXTENSION_REQUEST, values: [AsnConvert.serialize(new Extensions([san]))] }));
+  return out;
+}
+
+/** A PEM `CERTIFICATE REQUEST` for `subject` (and `sans`, when given), self-signed with `privateKey` (SHA-256; EC or RSA). */
+export function createCsrPem(subject: CsrSubject, privateKey: KeyObject, publicKey: KeyObject, sans?: CsrSans): string {
   const rdn = (oid: string, v: string): RelativeDistinguishedName => new RelativeDistinguishedName([new AttributeTypeAndValue({ type: oid, value: new AttributeValue({ utf8String: v }) })]);
   const info = new CertificationRequestInfo({
     version: 0,
     subject: new Name([...subject.organizations.map((o) => rdn(OID_O, o)), rdn(OID_CN, subject.commonName)]),
     subjectPKInfo: AsnConvert.parse(publicKey.export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo),
-    attributes: new Attributes(),
+    attributes: sanAttributes(sans),
   });
   const rsa = privateKey.asymmetricKeyType === 'rsa';
   const sig = sign('sha256', Buffer.from(AsnConvert.serialize(info)), { key: privateKey, dsaEncoding: 'der' });
@@ -52,7 +71,7 @@ const b64url = (b: Buffer | string): string => Buffer.from(b).toString('base64ur
  * public key's SPKI DER, the CN, each O and each usage, each followed by
  * '|' — the kubelet's digestedName, so the same key asks under the same name.
  */
-export function digestedCsrName(publicKey: KeyObject, subject: CsrSubject, usages: readonly string[]): string {
+export function digestedCsrName(publicKey: KeyObject, subject: CsrSubject, usages: readonly string[], prefix: string = NODE_CSR_PREFIX): string {
   const h = createHash('sha512-256');
   const write = (data: Buffer | string): void => {
     h.update(b64url(data));
@@ -62,7 +81,7 @@ export function digestedCsrName(publicKey: KeyObject, subject: CsrSubject, usage
   write(subject.commonName);
   for (const o of subject.organizations) write(o);
   for (const u of usages) write(u);
-  return `${NODE_CSR_PREFIX}${b64url(h.digest())}`;
+  return `${prefix}${b64url(h.digest())}`;
 }
 
 export interface NodeCsr {

@@ -1,15 +1,16 @@
 // The server's own controllers (what kube-controller-manager would run
 // beside kube-apiserver), built from the configuration: the root-CA
 // publisher (unless --controllers disables it) and, with
-// --csr-signing=node-client, the node client CSR approver and signer with
-// the bindings kubeadm would add. Built once at start (reads the signing CA,
+// --csr-signing, the CSR approver (node client only) and signer of the
+// signers it lists, with the bindings kubeadm would add for node-client. Built once at start (reads the signing CA,
 // stores the bindings); `run(signal)` runs them until the abort.
+import { AGENT_SERVING_SIGNER, NODE_CLIENT_SIGNER } from '../../api/signers.js';
 import type { AgentLogger } from '../../log/index.js';
 import { csrSigningBindings } from '../authz/bootstrap.js';
 import { CsrController } from '../controllers/csr-controller.js';
 import { RootCaPublisher } from '../controllers/root-ca.js';
 import { loadSigningCa, type SigningCa } from '../controllers/signing-ca.js';
-import type { ApiServerConfig } from '../options/table.js';
+import { csrSigners, type ApiServerConfig } from '../options/table.js';
 import { controllerEnabled } from '../options/validate.js';
 import { requireStore, type Registry } from '../registry/index.js';
 import type { GenericStore } from '../registry/store.js';
@@ -41,10 +42,12 @@ export async function assembleControllers(i: ControllerInputs): Promise<Controll
     runners.push((s) => publisher.run(s));
   }
   let ca: SigningCa | undefined;
-  if (config.csrSigning === 'node-client') {
+  const signing = csrSigners(config.csrSigning);
+  if (signing.nodeClient || signing.agentServing) {
     ca = await loadSigningCa({ clusterSigningCertFile: config.clusterSigningCertFile, clusterSigningKeyFile: config.clusterSigningKeyFile, certDir: config.certDir });
-    await ensureBootstrapPolicy(registry, { clusterRoleBindings: csrSigningBindings() });
-    const csr = new CsrController({ store: store(registry, 'certificates.platform.io', 'certificatesigningrequests'), authorizer: i.authorizer, ca, signingDurationMs: config.clusterSigningDuration, log: log.child({ component: 'csr-signing' }) });
+    if (signing.nodeClient) await ensureBootstrapPolicy(registry, { clusterRoleBindings: csrSigningBindings() });
+    const signers = [...(signing.nodeClient ? [NODE_CLIENT_SIGNER] : []), ...(signing.agentServing ? [AGENT_SERVING_SIGNER] : [])];
+    const csr = new CsrController({ store: store(registry, 'certificates.platform.io', 'certificatesigningrequests'), authorizer: i.authorizer, ca, signingDurationMs: config.clusterSigningDuration, signers, log: log.child({ component: 'csr-signing' }) });
     runners.push((s) => csr.run(s));
   }
   return {

@@ -1,5 +1,7 @@
-// --csr-signing=node-client: kube-controller-manager's csrapproving and
-// csrsigning controllers for the node client signer, in one. A watch on
+// --csr-signing: kube-controller-manager's csrapproving and csrsigning
+// controllers for the node client signer and the agent serving signer, in
+// one (the serving signer is never auto-approved: an administrator approves
+// through the approval subresource). A watch on
 // certificatesigningrequests queues each CSR by name; syncing one reads it
 // fresh and either approves it (the requester passes a SubjectAccessReview
 // against the server's own authorizer: create on
@@ -10,12 +12,12 @@
 // Syncing is idempotent: a CSR already decided or issued is left alone.
 // One way to start (run(signal)), stopped by the abort; nothing runs after.
 import { isNotFound } from '../../api/errors.js';
-import { NODE_CLIENT_SIGNER } from '../../api/signers.js';
+import { AGENT_SERVING_SIGNER, NODE_CLIENT_SIGNER } from '../../api/signers.js';
 import { issueCertificate } from '../../pki/x509.js';
 import type { ApiObject } from '../registry/types.js';
 import type { UpdateOptions } from '../registry/types.js';
 import type { Authorizer, UserInfo } from '../types.js';
-import { approvalChecks, certificateDurationMs, certificateWindow, condition, csrView, nodeClientProblem, usageExtensions, wantsSigning, type CsrView } from './csr-rules.js';
+import { approvalChecks, certificateDurationMs, certificateWindow, condition, csrView, signingProblem, usageExtensions, wantsSigning, type CsrView } from './csr-rules.js';
 import { CsrParseError, parseCsr, type ParsedCsr } from './pkcs10.js';
 import type { SigningCa } from './signing-ca.js';
 import { runWatchLoop, type WatchSource } from './watch-loop.js';
@@ -41,6 +43,8 @@ export interface CsrControllerDeps {
   ca: SigningCa;
   /** --cluster-signing-duration: the longest validity granted. */
   signingDurationMs: number;
+  /** The signers it approves (node client only) and signs; default: the node client signer alone. */
+  signers?: readonly string[];
   log: ControllerLog;
   now?: () => number;
 }
@@ -59,10 +63,12 @@ function requester(spec: Rec): UserInfo {
 export class CsrController {
   readonly #d: CsrControllerDeps;
   readonly #now: () => number;
+  readonly #signers: readonly string[];
 
   constructor(deps: CsrControllerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#signers = deps.signers ?? [NODE_CLIENT_SIGNER];
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -86,19 +92,20 @@ export class CsrController {
     }
     if (signal.aborted) return;
     const view = csrView(obj);
-    if (view.signerName !== NODE_CLIENT_SIGNER) return;
-    if (!wantsSigning(view) && (view.approved || view.denied || view.issued)) return;
+    if (!this.#signers.includes(view.signerName)) return;
+    const wants = wantsSigning(view, this.#signers);
+    if (!wants && (view.approved || view.denied || view.issued)) return;
     const spec = isRec(obj.spec) ? obj.spec : {};
     let parsed: ParsedCsr;
     try {
       parsed = parseCsr(Buffer.from(typeof spec.request === 'string' ? spec.request : '', 'base64').toString('latin1'));
     } catch (e) {
       if (!(e instanceof CsrParseError)) throw e;
-      if (wantsSigning(view)) await this.#fail(obj, 'SignerValidationFailure', e.message);
+      if (wants) await this.#fail(obj, 'SignerValidationFailure', e.message);
       return;
     }
-    if (!view.approved) return this.#approve(obj, view, parsed);
-    if (wantsSigning(view)) return this.#sign(obj, view, parsed);
+    if (!view.approved) return view.signerName === NODE_CLIENT_SIGNER ? this.#approve(obj, view, parsed) : undefined;
+    if (wants) return this.#sign(obj, view, parsed);
   }
 
   async #approve(obj: ApiObject, view: CsrView, parsed: ParsedCsr): Promise<void> {
@@ -121,7 +128,7 @@ export class CsrController {
 
   async #sign(obj: ApiObject, view: CsrView, parsed: ParsedCsr): Promise<void> {
     const name = obj.metadata.name ?? '';
-    const problem = nodeClientProblem(parsed, view.usages);
+    const problem = signingProblem(view, parsed);
     if (problem !== undefined) return this.#fail(obj, 'SignerValidationFailure', problem);
     const usages = usageExtensions(view.usages);
     if ('error' in usages) return this.#fail(obj, 'SignerValidationFailure', usages.error);
@@ -138,10 +145,13 @@ export class CsrController {
       notAfter: window.notAfter,
       isCA: false,
       usages,
+      // The request's names, as upstream's signer copies them (none in a node client request).
+      hosts: [...parsed.dnsNames, ...parsed.ipAddresses],
     });
     const status = isRec(obj.status) ? obj.status : {};
     await this.#d.store.update('', name, { ...obj, status: { ...status, certificate: Buffer.from(pem).toString('base64') } }, { subresource: 'status' });
-    this.#d.log.info('Signed a node client certificate', { csr: name, subject: parsed.commonName, notAfter: window.notAfter.toISOString() });
+    const what = view.signerName === AGENT_SERVING_SIGNER ? 'an agent serving certificate' : 'a node client certificate';
+    this.#d.log.info(`Signed ${what}`, { csr: name, subject: parsed.commonName, notAfter: window.notAfter.toISOString() });
   }
 
   async #fail(obj: ApiObject, reason: string, message: string): Promise<void> {

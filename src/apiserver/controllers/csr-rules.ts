@@ -1,11 +1,12 @@
-// The decisions of the node client CSR approver and signer, as
-// kube-controller-manager's csrapproving and csrsigning controllers make them
-// (pkg/apis/certificates/helpers.go ValidateKubeletClientCSR,
+// The decisions of the node client CSR approver and of the node client and
+// agent serving signers, as kube-controller-manager's csrapproving and
+// csrsigning controllers make them (pkg/apis/certificates/helpers.go
+// ValidateKubeletClientCSR and ValidateKubeletServingCSR,
 // approver/sarapprove.go, signer/signer.go, authority/policies.go), renamed.
 // Pure: the controller (csr-controller.ts) feeds them the stored CSR and
 // the parsed request and carries out the verdict.
 import { KeyUsageFlags } from '@peculiar/asn1-x509';
-import { NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES, NODE_CLIENT_USAGES_NO_RSA, NODE_USER_PREFIX, NODES_GROUP } from '../../api/signers.js';
+import { AGENT_SERVING_SIGNER, AGENT_SERVING_USAGES, AGENT_SERVING_USAGES_NO_RSA, NODE_CLIENT_SIGNER, NODE_CLIENT_USAGES, NODE_CLIENT_USAGES_NO_RSA, NODE_USER_PREFIX, NODES_GROUP } from '../../api/signers.js';
 
 /** What the rules read of a stored CertificateSigningRequest. */
 export interface CsrView {
@@ -70,6 +71,35 @@ export function nodeClientProblem(req: RequestView, usages: readonly string[]): 
   return undefined;
 }
 
+/**
+ * Why a request is not an agent serving certificate request (upstream's
+ * ValidateKubeletServingCSR, in its order and words), or undefined when it is.
+ */
+export function agentServingProblem(req: RequestView, usages: readonly string[]): string | undefined {
+  if (req.organizations.length !== 1 || req.organizations[0] !== NODES_GROUP) return `subject organization is not ${NODES_GROUP}`;
+  if (req.dnsNames.length === 0 && req.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
+  if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
+  if (req.uris.length > 0) return 'URI subjectAltNames are not allowed';
+  if (!sameSet(usages, AGENT_SERVING_USAGES) && !sameSet(usages, AGENT_SERVING_USAGES_NO_RSA)) return `usages did not match [${[...AGENT_SERVING_USAGES].sort().join(' ')}]`;
+  if (!req.commonName.startsWith(NODE_USER_PREFIX)) return `subject common name does not begin with ${NODE_USER_PREFIX}`;
+  return undefined;
+}
+
+/**
+ * Why the signer refuses to sign an approved CSR of `signer`, or undefined.
+ * Beyond upstream, a serving certificate is signed only for the node that
+ * asked for it (spec.username equals the subject's CN): an approval given to
+ * the wrong request must not hand a node another node's name.
+ */
+export function signingProblem(csr: CsrView, req: RequestView): string | undefined {
+  if (csr.signerName === NODE_CLIENT_SIGNER) return nodeClientProblem(req, csr.usages);
+  if (csr.signerName !== AGENT_SERVING_SIGNER) return `signer ${csr.signerName} is not served here`;
+  const problem = agentServingProblem(req, csr.usages);
+  if (problem !== undefined) return problem;
+  if (csr.username !== req.commonName) return `the requester ${JSON.stringify(csr.username)} is not the node named in the subject (${req.commonName})`;
+  return undefined;
+}
+
 /** One permission that, held by the requester, approves the CSR. */
 export interface ApprovalCheck {
   /** The subresource of certificatesigningrequests the requester needs `create` on. */
@@ -91,9 +121,9 @@ export function approvalChecks(csr: CsrView, req: RequestView): ApprovalCheck[] 
   return csr.username === req.commonName ? [SELF_CHECK, NODE_CHECK] : [NODE_CHECK];
 }
 
-/** Whether the signer acts on the CSR: approved, ours, not denied, failed or issued yet. */
-export function wantsSigning(csr: CsrView): boolean {
-  return csr.signerName === NODE_CLIENT_SIGNER && csr.approved && !csr.denied && !csr.failed && !csr.issued;
+/** Whether the signer acts on the CSR: approved, of one of `signers` (default: the node client signer), not denied, failed or issued yet. */
+export function wantsSigning(csr: CsrView, signers: readonly string[] = [NODE_CLIENT_SIGNER]): boolean {
+  return signers.includes(csr.signerName) && csr.approved && !csr.denied && !csr.failed && !csr.issued;
 }
 
 /** kube-controller-manager's --cluster-signing-duration default: one year. */

@@ -5,6 +5,7 @@
 // Names and defaults are kube-apiserver's where it has the option.
 import * as k from '../../config/kinds.js';
 import type { Kind } from '../../config/kinds.js';
+import { ValueError } from '../../errors.js';
 
 export type ApiSection = 'serving' | 'authn' | 'storage' | 'limits' | 'features' | 'misc';
 
@@ -33,6 +34,39 @@ export interface ServerOpt<T> {
 }
 
 const o = <T>(init: ServerOpt<T>): ServerOpt<T> => init;
+
+/** The signers --csr-signing can run, in their canonical order. */
+export const CSR_SIGNERS = ['node-client', 'agent-serving'] as const;
+
+/** Which signers a --csr-signing value runs ('off', or a list of CSR_SIGNERS). Pure. */
+export function csrSigners(value: string): { nodeClient: boolean; agentServing: boolean } {
+  const items = value.split(',').map((x) => x.trim());
+  return { nodeClient: items.includes('node-client'), agentServing: items.includes('agent-serving') };
+}
+
+/** --csr-signing: 'off' or a list of signers, kept as canonical text ('node-client,agent-serving') so a plain 'node-client' reads as before. */
+function canonicalCsrSigning(text: string): string {
+  const items = [...new Set(text.split(',').map((x) => x.trim()).filter((x) => x !== ''))];
+  const bad = items.filter((x) => x !== 'off' && !(CSR_SIGNERS as readonly string[]).includes(x));
+  if (bad.length > 0 || items.length === 0 || (items.includes('off') && items.length > 1)) {
+    throw new ValueError(`invalid value "${text}": must be "off" or a comma-separated list of ${CSR_SIGNERS.map((v) => `"${v}"`).join(', ')}`);
+  }
+  return items.includes('off') ? 'off' : CSR_SIGNERS.filter((x) => items.includes(x)).join(',');
+}
+
+const csrSigningKind: Kind<string> = {
+  ...k.string,
+  parseFlag: (t) => canonicalCsrSigning(t),
+  file: (z) =>
+    z.string().transform((s, ctx) => {
+      try {
+        return canonicalCsrSigning(s);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
+};
 const mins = (m: number): number => m * 60_000;
 
 /** `--help` and `--version` (no value kept in the configuration). */
@@ -61,7 +95,7 @@ export const apiServerOptions = {
   requestTimeout: o({ kind: k.duration, flag: 'request-timeout', default: mins(1), section: 'limits', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests (watches).' }),
   maxResourceWriteBytes: o({ kind: k.int64, flag: 'max-resource-write-bytes', default: 3 * 1024 * 1024, section: 'limits', note: 'kube-apiserver: the MaxRequestBodyBytes setting (3 MiB), not exposed as a flag there', help: 'The limit on the request body size that will be accepted and decoded, in bytes. A larger body gets 413 RequestEntityTooLarge. 0 means no limit.' }),
   featureGates: o({ kind: k.mapStringBool, flag: 'feature-gates', default: {}, section: 'features', help: 'A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:' }),
-  csrSigning: o({ kind: k.oneOf(['off', 'node-client']), flag: 'csr-signing', default: 'off', section: 'features', note: 'platform-apiserver only (kube-controller-manager\'s csrapproving and csrsigning controllers)', help: 'Signing and auto-approval of node client CertificateSigningRequests (signer platform.io/platform-apiserver-client-agent): off, or node-client. With node-client the server approves a node client request whose requester may create certificatesigningrequests/nodeclient (or /selfnodeclient for its own node), signs approved ones with the cluster signing CA, trusts that CA for client certificates, and binds the node bootstrap roles to the groups system:bootstrappers and system:nodes.' }),
+  csrSigning: o({ kind: csrSigningKind, flag: 'csr-signing', default: 'off', section: 'features', note: 'platform-apiserver only (kube-controller-manager\'s csrapproving and csrsigning controllers)', help: 'Signers the server runs for CertificateSigningRequests: off, or a comma-separated list of node-client and agent-serving. node-client (signer platform.io/platform-apiserver-client-agent): the server approves a node client request whose requester may create certificatesigningrequests/nodeclient (or /selfnodeclient for its own node), signs approved ones with the cluster signing CA, trusts that CA for client certificates, and binds the node bootstrap roles to the groups system:bootstrappers and system:nodes. agent-serving (signer platform.io/agent-serving, the agents\' --rotate-server-certificates): signs requests an administrator approved (never auto-approved) when the requester is the node the subject names, with DNS and IP subjectAltNames only.' }),
   controllers: o({ kind: k.strings, flag: 'controllers', default: ['*'], section: 'features', note: 'kube-controller-manager\'s flag; the CSR controllers follow --csr-signing', help: 'A list of controllers to enable. \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables the controller named \'foo\'. All controllers: root-ca-cert-publisher (the platform-root-ca.crt ConfigMap in every namespace).' }),
   clusterSigningCertFile: o({ kind: k.string, flag: 'cluster-signing-cert-file', default: '', section: 'features', note: 'kube-controller-manager\'s flag', help: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (--csr-signing). If empty, the CA generated into --cert-dir is used; required when --tls-cert-file is given.' }),
   clusterSigningKeyFile: o({ kind: k.string, flag: 'cluster-signing-key-file', default: '', section: 'features', note: 'kube-controller-manager\'s flag', help: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates (--csr-signing). Given with --cluster-signing-cert-file.' }),

@@ -51,8 +51,8 @@ export function validateConfig(c: ApiServerConfig): Validated {
   if ((c.clusterSigningCertFile === '') !== (c.clusterSigningKeyFile === '')) {
     out.push(problem(c.clusterSigningCertFile === '' ? 'cluster-signing-cert-file' : 'cluster-signing-key-file', '--cluster-signing-cert-file and --cluster-signing-key-file must be given together'));
   }
-  if (c.csrSigning === 'node-client' && c.tlsCertFile !== '' && c.clusterSigningCertFile === '') {
-    out.push(problem('cluster-signing-cert-file', 'is required with --csr-signing=node-client when --tls-cert-file is given (there is no generated CA in --cert-dir to sign with)'));
+  if (c.csrSigning !== 'off' && c.tlsCertFile !== '' && c.clusterSigningCertFile === '') {
+    out.push(problem('cluster-signing-cert-file', `is required with --csr-signing=${c.csrSigning} when --tls-cert-file is given (there is no generated CA in --cert-dir to sign with)`));
   }
   for (const name of c.controllers) {
     if (name !== '*' && !KNOWN_CONTROLLERS.includes(name.replace(/^-/, ''))) out.push(problem('controllers', `"${name}" is not a known controller (known: ${KNOWN_CONTROLLERS.join(', ')})`));

@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TlsOptions } from 'node:tls';
+import { createSecureContext, type SecureContextOptions, type TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { waitForAbort } from '../../lifecycle/abort.js';
 import { defineComponent, type Component } from '../../lifecycle/component.js';
@@ -39,6 +39,13 @@ export interface NodeServerOptions {
 export interface NodeServer extends Component {
   /** Where it listens, once ready; undefined when disabled or stopped. */
   address(): AddressInfo | undefined;
+  /**
+   * Main only (ignored on readOnly): serves `pair` to every connection
+   * handshaking from now on, without a restart (--rotate-server-certificates);
+   * open connections keep the certificate they met. Before listening, the
+   * server starts with it. Synchronous; throws when node:tls refuses the pair.
+   */
+  setServingCertificate(pair: { readonly cert: string; readonly key: string }): void;
 }
 
 /**
@@ -57,6 +64,8 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
   const routes = visibleRoutes(o.routes, o.server, o.enableDebuggingHandlers);
   const name = o.server === 'main' ? 'server' : 'read-only-server';
   let server: HttpServer | undefined;
+  let tls = o.tls;
+  let live: { setSecureContext(options: SecureContextOptions): void } | undefined;
   const component = defineComponent(name, async (signal, markReady) => {
     if (o.port === 0) {
       markReady();
@@ -66,7 +75,8 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
     const where = hostPort(o.address, o.port);
     const deps: PipelineDeps = { server: o.server, routes, auth: o.server === 'main' ? o.auth : undefined, limits, observer: o.observer, governor: o.governor, log: o.log };
     const tracker = new ConnectionTracker(limits.maxConnectionAgeMs);
-    const s = build(o.server === 'main' ? o.tls : undefined, limits);
+    const s = build(o.server === 'main' ? tls : undefined, limits);
+    if (o.server === 'main') live = s as unknown as NonNullable<typeof live>;
     wire(s, deps, tracker, o.server === 'main');
     try {
       await listen(s, o.address, o.port);
@@ -84,6 +94,7 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
     } finally {
       clearInterval(sweep);
       server = undefined;
+      live = undefined;
       await close(s, tracker);
     }
   });
@@ -92,6 +103,14 @@ export function createNodeServer(o: NodeServerOptions): NodeServer {
     ready: component.ready,
     run: (signal) => component.run(signal),
     address: () => listeningAddress(server),
+    setServingCertificate(pair) {
+      if (o.server !== 'main' || tls === undefined) return;
+      const next: TlsOptions = { ...tls, cert: pair.cert, key: pair.key };
+      // Not listening yet: checked now all the same, so a refused pair throws here rather than failing the start.
+      if (live === undefined) createSecureContext(next);
+      else live.setSecureContext(next);
+      tls = next;
+    },
   };
 }
 

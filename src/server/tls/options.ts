@@ -64,9 +64,14 @@ async function readClientCA(file: string): Promise<string> {
   return blocks.join('\n') + '\n';
 }
 
-export async function mainTlsOptions(o: { material: ServingMaterial; clientCAFile: string; tlsMinVersion: string; tlsCipherSuites: readonly string[] }): Promise<{ options: TlsOptions; warnings: string[] }> {
+/**
+ * `material` undefined: no certificate yet (--rotate-server-certificates
+ * before the first is issued): the options carry none, handshakes fail until
+ * the server's setServingCertificate gives one.
+ */
+export async function mainTlsOptions(o: { material: Pick<ServingMaterial, 'cert' | 'key'> | undefined; clientCAFile: string; tlsMinVersion: string; tlsCipherSuites: readonly string[] }): Promise<{ options: TlsOptions; warnings: string[] }> {
   const { options, warnings } = tlsVersionAndCiphers({ minVersion: o.tlsMinVersion, cipherSuites: o.tlsCipherSuites });
-  const base: TlsOptions = { cert: o.material.cert, key: o.material.key, ...options };
+  const base: TlsOptions = o.material === undefined ? { ...options } : { cert: o.material.cert, key: o.material.key, ...options };
   if (o.clientCAFile === '') return { options: base, warnings };
   const ca = await readClientCA(o.clientCAFile);
   return { options: { ...base, ca, requestCert: true, rejectUnauthorized: false }, warnings };
