@@ -68,6 +68,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** How long an idle keep-alive connection is kept (kube-apiserver's IdleTimeout, 90 s). */
+export const IDLE_TIMEOUT_MS = 90_000;
+
 export async function serveHttps(opts: ServeOptions, signal: AbortSignal): Promise<Serving> {
   const inFlight = new Set<RequestContext>();
   let drained: (() => void) | undefined;
@@ -78,6 +81,9 @@ export async function serveHttps(opts: ServeOptions, signal: AbortSignal): Promi
     ALPNProtocols: ['http/1.1'],
     ...(opts.tls.clientCaPem === undefined ? {} : { ca: opts.tls.clientCaPem, requestCert: true, rejectUnauthorized: false }),
   });
+  // kube-apiserver's idle timeout: a node's requests come every 10 s (lease) and must not pay a TLS
+  // handshake each time, as they would under node's 5 s default.
+  server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   server.on('tlsClientError', (err) => opts.log.v(2)?.info('TLS handshake failed', { err: err.message }));
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {

@@ -11,6 +11,13 @@ import type { ConnectionConfig } from '../types.js';
 
 /** Sockets for requests (client-go's transport keeps 25 idle per host). */
 export const REQUEST_CONNECTIONS = 32;
+/**
+ * How long an idle request socket is kept (client-go's IdleConnTimeout, 90 s;
+ * undici's default is 4 s): a node renews its lease every 10 s, and a new TLS
+ * connection for each renewal costs both sides a handshake and most of the
+ * bytes. A server announcing a shorter timeout (Keep-Alive: timeout=N) wins.
+ */
+export const IDLE_CONNECTION_MS = 90_000;
 
 export interface Pools {
   readonly origin: string;
@@ -36,7 +43,7 @@ export function createPools(conn: ConnectionConfig): Pools {
   return {
     origin: url.origin,
     prefix: url.pathname.replace(/\/+$/, ''),
-    requests: new Pool(url.origin, { connections: REQUEST_CONNECTIONS, connect, pipelining: 1 }),
+    requests: new Pool(url.origin, { connections: REQUEST_CONNECTIONS, connect, pipelining: 1, keepAliveTimeout: IDLE_CONNECTION_MS }),
     // Watches end when the server ends them (timeoutSeconds) or the caller closes them: no body timeout.
     streams: new Pool(url.origin, { connections: null, connect, pipelining: 1, bodyTimeout: 0 }),
   };

@@ -142,6 +142,9 @@ describe('platform-apiserver front over HTTPS', () => {
     expect(JSON.parse(r.body)).toEqual({ user: 'admin', groups: ['system:masters', 'system:authenticated'], verb: 'list', resource: 'pods', body: 0 });
     const v = await call(server, '/version', { token: server.adminToken! });
     expect(JSON.parse(v.body)).toMatchObject({ major: '1', minor: '28', goVersion: process.version });
+    // An idle connection is kept 90 s (kube-apiserver's idle timeout), not node's 5 s: a node's lease renewal every 10 s reuses it.
+    const kept = await call(server, '/version', { token: server.adminToken!, headers: { connection: 'keep-alive' } });
+    expect(kept.headers['keep-alive']).toBe('timeout=90');
   });
 
   it('client certificates: CN is the user, O the groups', async () => {
