@@ -143,4 +143,55 @@ describe.skipIf(skip)('ClusterTrustBundle volumes on a real containerd, platform
     expect((await api.delete(podPath)).status).toBe(200);
     await waitFor('ctb-reader gone', 30_000, async () => (await api.get(podPath)).status === 404 || undefined, agent);
   }, 180_000);
+
+  it('holds a pod whose bundle is missing with FailedMount (an optional source matching nothing is an empty file) and starts it once the bundle exists', async () => {
+    const api = srv.admin;
+    const node = env.newNode();
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`, '--feature-gates=ClusterTrustBundle=true']);
+    const pemLate = caPem('e2e-ca-late');
+    const podBody = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'ctb-waiting', namespace: 'default' },
+      spec: {
+        nodeName: NODE,
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 2,
+        containers: [{ ...container('main'), volumeMounts: [{ name: 'anchors', mountPath: '/ctb', readOnly: true }] }],
+        volumes: [
+          {
+            name: 'anchors',
+            projected: {
+              sources: [
+                { clusterTrustBundle: { name: 'e2e-late', path: 'late.pem' } },
+                { clusterTrustBundle: { signerName: 'e2e.platform.io/nobody', labelSelector: {}, path: 'none.pem', optional: true } },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    expect((await api.post('/api/v1/namespaces/default/pods', podBody)).status).toBe(201);
+    const podPath = '/api/v1/namespaces/default/pods/ctb-waiting';
+    const failed = await waitFor('a FailedMount event', 30_000, async () => {
+      const r = await api.get('/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.name=ctb-waiting' } });
+      return ((r.json() as { items: Array<{ reason: string; message: string; type: string }> }).items ?? []).find((e) => e.reason === 'FailedMount');
+    }, agent);
+    expect(failed.type).toBe('Warning');
+    expect(failed.message).toContain('e2e-late');
+    expect(failed.message).not.toContain('nobody');
+    expect((await getJson(api, podPath))?.status?.['phase']).toBe('Pending');
+
+    expect((await api.post(CTB_PATH, bundle('e2e-late', [pemLate]))).status).toBe(201);
+    const up = await waitFor('ctb-waiting Running', 60_000, async () => {
+      const p = await getJson(api, podPath);
+      return p?.status?.['phase'] === 'Running' ? p : undefined;
+    }, agent);
+    const [c] = await podContainers(env.cri, up.metadata.uid);
+    const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
+    // An optional source that selects nothing gives an empty file (the kubelet writes the empty payload).
+    expect(await sh('cat /ctb/late.pem; ls /ctb; wc -c < /ctb/none.pem')).toBe(`${pemLate}late.pem\nnone.pem\n0\n`);
+    expect((await api.delete(podPath)).status).toBe(200);
+    await waitFor('ctb-waiting gone', 30_000, async () => (await api.get(podPath)).status === 404 || undefined, agent);
+  }, 120_000);
 });
