@@ -38,6 +38,10 @@ export interface ServerOptions {
   extraArgs?: string[];
   /** Test-only fault API (PLATFORM_APISERVER_TEST_FAULTS=1). */
   faults?: boolean;
+  /** Listen on this port instead of a free one (a restart on the same address: pass the halted server's `port`). */
+  port?: number;
+  /** The configuration directory of a halted server: its certificates (so clients trusting its CA still do) and token file are reused. */
+  dir?: string;
 }
 
 export interface ServerHandle {
@@ -51,6 +55,12 @@ export interface ServerHandle {
   stop(): Promise<number | null>;
   /** SIGKILL (crash) and wait. */
   kill(): Promise<void>;
+  /**
+   * Stops the process (SIGTERM, or SIGKILL for a crash) but keeps `dir`, so
+   * startServer({ ...opts, port, dir }) brings the same server back: same
+   * address, CA and users (and, over etcd with the same prefix, the same objects).
+   */
+  halt(signal?: 'SIGTERM' | 'SIGKILL'): Promise<number | null>;
   stderr(): string;
   proc: ChildProcess;
 }
@@ -68,7 +78,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 }
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
-  const dir = await mkdtemp(join(tmpdir(), 'apiserver-conf-'));
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'apiserver-conf-')));
   const tokenFile = join(dir, 'tokens.csv');
   await writeFile(
     tokenFile,
@@ -76,8 +86,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       .map(([name, u]) => `${u.token},${'name' in u ? u.name : name},${u.uid},"${u.groups.join(',')}"`)
       .join('\n') + '\n',
   );
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const adminConf = join(dir, 'admin.conf');
+  // A restarted server writes a new admin token: the old file must not be read meanwhile.
+  if (opts.dir !== undefined) await rm(adminConf, { force: true });
   const args = [
     BIN,
     '--bind-address=127.0.0.1',
@@ -107,6 +119,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const admin = new ApiClient(cluster.server, dispatcher, conf.users[0]!.user.token);
     await waitFor('/readyz', async () => ((await admin.get('/readyz')).status === 200 ? true : undefined), 20_000, proc, stderr);
     const d = dispatcher;
+    let halted = false;
     return {
       url: cluster.server,
       port,
@@ -119,7 +132,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       async stop() {
         proc.kill('SIGTERM');
         const code = await exited;
-        await d.close();
+        if (!halted) await d.close();
         await rm(dir, { recursive: true, force: true });
         return code;
       },
@@ -128,6 +141,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         await exited;
         await d.close();
         await rm(dir, { recursive: true, force: true });
+      },
+      async halt(signal = 'SIGTERM') {
+        proc.kill(signal);
+        const code = await exited;
+        if (!halted) await d.close();
+        halted = true;
+        return code;
       },
     };
   } catch (err) {

@@ -1,0 +1,120 @@
+// Two done-when claims of issue 19 that cluster.test.ts leaves open, with the
+// built agent joined as system:node:e2e-node to the built platform-apiserver
+// over a private etcd: a secret's update reaches its mounted file (secret
+// volume and projected secret source) within the sync period, and an event
+// the agent repeats (a crash-looping container's Started, Pulled, BackOff) is
+// one Event object whose count rises, as the kubelet's recorder deduplicates.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type ServerHandle } from '../conformance/helpers/server.js';
+import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { container, NODE, podContainers, waitFor } from './helpers/agent-node.js';
+import { condition, getJson, nodeConfig } from './helpers/cluster.js';
+import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
+
+const skip = skipWithoutRuntime('API object updates and events');
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+interface Event {
+  metadata: { name: string };
+  reason: string;
+  message: string;
+  count?: number;
+  type: string;
+  involvedObject: { name: string; fieldPath?: string };
+  source?: { component?: string; host?: string };
+}
+
+describe.skipIf(skip)('secret updates and deduplicated events on a real containerd, platform-apiserver over etcd', () => {
+  const env = useRuntime();
+  let etcd: TestEtcd;
+  let srv: ServerHandle;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'] });
+    const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    expect([201, 409]).toContain(sa.status);
+  }, 90_000);
+  afterAll(async () => {
+    await srv?.stop();
+    await etcd?.stop();
+  }, 60_000);
+
+  it('a secret update reaches the secret volume and the projected source within the sync period', async () => {
+    const api = srv.admin;
+    expect((await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password: b64('first') } })).status).toBe(201);
+    const node = env.newNode();
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'secret-reader', namespace: 'default' },
+      spec: {
+        nodeName: NODE,
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 2,
+        containers: [{ ...container('main'), volumeMounts: [{ name: 'sec', mountPath: '/sec' }, { name: 'proj', mountPath: '/proj' }] }],
+        volumes: [
+          { name: 'sec', secret: { secretName: 'db', defaultMode: 0o400 } },
+          { name: 'proj', projected: { sources: [{ secret: { name: 'db', items: [{ key: 'password', path: 'db/pw' }] } }] } },
+        ],
+      },
+    };
+    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    const path = '/api/v1/namespaces/default/pods/secret-reader';
+    const up = await waitFor('secret-reader Running', 60_000, async () => {
+      const p = await getJson(api, path);
+      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+    }, agent);
+    const [c] = await podContainers(env.cri, up.metadata.uid);
+    const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
+    expect(await sh('cat /sec/password; echo; cat /proj/db/pw; echo; stat -L -c %a /sec/password')).toBe('first\nfirst\n400\n');
+
+    const patched = await api.patch('/api/v1/namespaces/default/secrets/db', { data: { password: b64('second') } }, 'application/merge-patch+json');
+    expect(patched.status).toBe(200);
+    await waitFor('the secret update in both files', 30_000, async () => (await sh('cat /sec/password; echo; cat /proj/db/pw')) === 'second\nsecond' || undefined, agent, 250);
+    expect(await sh('stat -L -c %a /sec/password')).toBe('400\n');
+
+    expect((await api.delete(path)).status).toBe(200);
+    await waitFor('secret-reader gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+  }, 150_000);
+
+  it('a repeated event is one Event object whose count rises', async () => {
+    const api = srv.admin;
+    const node = env.newNode();
+    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'crasher', namespace: 'default' },
+      spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container('main', ['sh', '-c', 'exit 1'])] },
+    };
+    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    const events = async (): Promise<Event[]> => {
+      const r = await api.get('/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.name=crasher' } });
+      return (r.json() as { items: Event[] }).items ?? [];
+    };
+    // The container starts at least twice (the first restart comes at once, the next after a 10 s back-off).
+    const started = await waitFor('Started counted twice', 90_000, async () => {
+      const e = (await events()).filter((x) => x.reason === 'Started');
+      return e.length === 1 && (e[0]?.count ?? 0) >= 2 ? e : undefined;
+    }, agent, 500);
+    expect(started[0]).toMatchObject({ type: 'Normal', message: 'Started container main', involvedObject: { name: 'crasher', fieldPath: 'spec.containers{main}' }, source: { component: 'agent', host: NODE } });
+    // Syncs during the back-off repeat BackOff: one object, its count rising.
+    const pod = (await getJson(api, '/api/v1/namespaces/default/pods/crasher'))!;
+    const backOff = await waitFor('BackOff counted twice', 60_000, async () => {
+      const e = (await events()).filter((x) => x.reason === 'BackOff');
+      return e.length === 1 && (e[0]?.count ?? 0) >= 2 ? e[0] : undefined;
+    }, agent, 500);
+    expect(backOff).toMatchObject({ type: 'Warning', message: `Back-off restarting failed container main in pod crasher_default(${pod.metadata.uid})` });
+    const all = await events();
+    // Each reason and message once, however often it happened.
+    const keys = all.map((e) => `${e.reason}/${e.message}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(all.map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulled', 'Created', 'Started']));
+
+    const path = '/api/v1/namespaces/default/pods/crasher';
+    expect((await api.delete(path)).status).toBe(200);
+    await waitFor('crasher gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+  }, 150_000);
+});

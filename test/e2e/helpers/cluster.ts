@@ -1,0 +1,49 @@
+// What the API-server-mode e2e files share (cluster.test.ts keeps its own
+// copies): a platformconfig for the e2e node against a test server, reading
+// an object as JSON, a condition's status. Blocking only on the server.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiClient } from '../../conformance/helpers/api-client.js';
+import { USERS, type ServerHandle } from '../../conformance/helpers/server.js';
+
+export type Obj = {
+  metadata: { name: string; uid: string; resourceVersion?: string; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> };
+  status?: Record<string, unknown>;
+  spec?: Record<string, unknown>;
+};
+
+/** A platformconfig at `dir/file` for the server with its CA and one bearer token (the e2e node's unless told). */
+export function nodeConfig(dir: string, srv: ServerHandle, token: string = USERS.e2eNode.token, file = 'agent.conf'): string {
+  const path = join(dir, file);
+  const ca = Buffer.from(srv.ca).toString('base64');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      `- name: e2e\n  cluster:\n    server: ${srv.url}\n    certificate-authority-data: ${ca}`,
+      'users:',
+      `- name: node\n  user:\n    token: ${token}`,
+      'contexts:',
+      '- name: e2e\n  context:\n    cluster: e2e\n    user: node',
+      'current-context: e2e',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+/** The object at `path`, or undefined for any answer but 200. */
+export async function getJson(api: ApiClient, path: string): Promise<Obj | undefined> {
+  const r = await api.get(path);
+  return r.status === 200 ? (r.json() as Obj) : undefined;
+}
+
+export const condition = (o: Obj | undefined, type: string): string | undefined =>
+  ((o?.status?.['conditions'] as Array<{ type: string; status: string }> | undefined) ?? []).find((c) => c.type === type)?.status;
+
+export const LEASE_PATH = (node: string): string => `/apis/coordination.platform.io/v1/namespaces/platform-node-lease/leases/${node}`;
+
+/** The lease's spec.renewTime (as text), or undefined. */
+export const renewTime = (l: Obj | undefined): string | undefined => (l?.spec?.['renewTime'] as string | undefined) ?? undefined;
