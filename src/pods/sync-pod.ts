@@ -4,6 +4,7 @@
 // waiting reason the kubelet would report, and the pod is retried later.
 import { mkdir, rm } from 'node:fs/promises';
 import type { Container as ContainerSpec, Pod } from '../pod-model/pod-types.js';
+import { isNotFound } from '../cri/errors.js';
 import type { PodSandboxConfig, RuntimeService } from '../cri/types.js';
 import type { ImageManager } from '../images/manager.js';
 import type { AgentLogger } from '../log/index.js';
@@ -110,7 +111,14 @@ async function stopContainer(ctx: StopContext, c: { id: string; name: string; ty
   const now = ctx.deps.now ?? (() => performance.now());
   ctx.log.info('Killing container with a grace period', { container: c.name, containerID: c.id, gracePeriod, ...why });
   const began = now();
-  await ctx.deps.runtime.stopContainer(c.id, gracePeriod, ctx.signal);
+  try {
+    await ctx.deps.runtime.stopContainer(c.id, gracePeriod, ctx.signal);
+  } catch (err) {
+    // Removed meanwhile (another teardown of the same pod, the runtime's own cleanup): it is stopped, as the kubelet counts it.
+    if (!isNotFound(err)) throw err;
+    ctx.log.info('Container already gone', { container: c.name, containerID: c.id });
+    return;
+  }
   const elapsedMs = Math.round(now() - began);
   const fields = { container: c.name, containerID: c.id, gracePeriod, elapsedMs };
   if (stoppedWithinGrace(elapsedMs, gracePeriod)) ctx.log.info('Container exited within its grace period', fields);

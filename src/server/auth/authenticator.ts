@@ -91,6 +91,8 @@ export function createAuthenticator(o: AuthenticatorOptions): Authenticator {
         // The brief's rule: a certificate that was presented and failed verification is refused outright.
         if (req.clientCertificateError !== undefined) return { kind: 'unauthorized', reason: `client certificate not accepted: ${req.clientCertificateError}` };
         if (req.clientCertificate !== undefined) {
+          // The handshake checked the dates once; a keep-alive connection outlives them (the kubelet checks each request).
+          if (!validNow(req.clientCertificate, Date.now())) return { kind: 'unauthorized', reason: 'client certificate not accepted: certificate has expired or is not yet valid' };
           const user = certificateUser(req.clientCertificate);
           if (user !== undefined) return { kind: 'user', user: withAuthenticatedGroup(user), via: 'x509' };
         }
@@ -109,4 +111,10 @@ export function createAuthenticator(o: AuthenticatorOptions): Authenticator {
       return { kind: 'unauthorized', reason: 'no credentials and anonymous access is disabled (--anonymous-auth=false)' };
     },
   };
+}
+
+function validNow(cert: { valid_from?: string; valid_to?: string }, now: number): boolean {
+  const from = Date.parse(cert.valid_from ?? '');
+  const to = Date.parse(cert.valid_to ?? '');
+  return Number.isFinite(from) && Number.isFinite(to) && from <= now && now <= to;
 }

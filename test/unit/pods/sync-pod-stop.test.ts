@@ -75,4 +75,19 @@ describe('stopping a container', () => {
       ['Container exited within its grace period', 'default/gone-n', 'main', 2],
     ]);
   });
+
+  it('a container the runtime no longer knows (removed by another teardown) counts as stopped, not as a failed teardown', async () => {
+    const runtime = new FakeRuntime({ images: [IMAGE] });
+    const records: LogRecord[] = [];
+    const deps = syncDeps(runtime, { log: boundLogger(records) });
+    const pod = staticPod({}, 'twice');
+    await syncOnce(runtime, pod, deps);
+    const ac = new AbortController();
+    const observed = await observePod(runtime, pod.metadata.uid, ac.signal);
+    runtime.failNext('stopContainer', 'NOT_FOUND');
+    await expect(teardownPod(observed, 0, deps, ac.signal)).resolves.not.toThrow();
+    expect(records.filter((r) => r.msg === 'Container already gone').map((r) => r.fields['container'])).toEqual(['main']);
+    expect(records.filter((r) => r.level === 'error')).toEqual([]);
+  });
 });
+

@@ -13,17 +13,29 @@ export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', 
 
 const firstOf = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-/** The Authorization header and the client certificate's subject, if it verified against the client CA. */
-export function credentialsOf(req: IncomingMessage): Credentials {
+/**
+ * The Authorization header and the client certificate's subject, if it
+ * verified against the client CA and is valid now. The handshake checked the
+ * dates once; a keep-alive connection outlives them, and upstream checks each
+ * request (a rotated-away certificate that expired is no identity).
+ */
+export function credentialsOf(req: IncomingMessage, now: number = Date.now()): Credentials {
   const socket = req.socket as Partial<TLSSocket>;
   let clientCertificate: Credentials['clientCertificate'];
   if (socket.authorized === true && typeof socket.getPeerCertificate === 'function') {
     const cert = socket.getPeerCertificate();
+    if (!validAt(cert, now)) return { authorization: req.headers.authorization, clientCertificate: undefined };
     const subject = (cert?.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
     const cn = firstOf(subject['CN'])[0];
     if (cn !== undefined) clientCertificate = { commonName: cn, organizations: firstOf(subject['O']) };
   }
   return { authorization: req.headers.authorization, clientCertificate };
+}
+
+function validAt(cert: { valid_from?: string; valid_to?: string } | undefined, now: number): boolean {
+  const from = Date.parse(cert?.valid_from ?? '');
+  const to = Date.parse(cert?.valid_to ?? '');
+  return Number.isFinite(from) && Number.isFinite(to) && from <= now && now <= to;
 }
 
 export function withAuthentication(tokenAuthenticators: readonly TokenAuthenticator[]): Filter {

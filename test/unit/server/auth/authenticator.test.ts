@@ -5,7 +5,8 @@ import type { AuthnRequest, AuthnResult } from '../../../../src/server/types.js'
 import { testLogger } from '../../../helpers/test-logger.js';
 
 const signal = new AbortController().signal;
-const cert = (cn: string, o?: string | string[]): PeerCertificate => ({ subject: { CN: cn, ...(o === undefined ? {} : { O: o }) } }) as unknown as PeerCertificate;
+const VALID = { valid_from: 'Jan  1 00:00:00 2020 GMT', valid_to: 'Jan  1 00:00:00 2100 GMT' };
+const cert = (cn: string, o?: string | string[], dates: { valid_from: string; valid_to: string } = VALID): PeerCertificate => ({ subject: { CN: cn, ...(o === undefined ? {} : { O: o }) }, ...dates }) as unknown as PeerCertificate;
 const req = (p: Partial<AuthnRequest>): AuthnRequest => ({ clientCertificate: undefined, clientCertificateError: undefined, authorization: undefined, ...p });
 
 /** Knows one good token; counts its calls. */
@@ -28,6 +29,8 @@ describe('createAuthenticator: who sent the request', () => {
     ['verified certificate → CN and O', { anonymous: false, clientCA: true, token: true }, { clientCertificate: cert('jane', ['ops', 'dev']) }, 'x509:jane:ops,dev,system:authenticated'],
     ['certificate with one O', { anonymous: false, clientCA: true, token: false }, { clientCertificate: cert('jane', 'ops') }, 'x509:jane:ops,system:authenticated'],
     ['certificate wins over a token', { anonymous: false, clientCA: true, token: true }, { clientCertificate: cert('jane'), authorization: 'Bearer good' }, 'x509:jane:system:authenticated'],
+    ['expired certificate (a keep-alive connection outlived it) → 401 even with a good token', { anonymous: true, clientCA: true, token: true }, { clientCertificate: cert('jane', 'ops', { valid_from: 'Jan  1 00:00:00 2020 GMT', valid_to: 'Jan  1 00:00:00 2021 GMT' }), authorization: 'Bearer good' }, 'unauthorized'],
+    ['certificate not valid yet → 401', { anonymous: true, clientCA: true, token: false }, { clientCertificate: cert('jane', 'ops', { valid_from: 'Jan  1 00:00:00 2099 GMT', valid_to: 'Jan  1 00:00:00 2100 GMT' }) }, 'unauthorized'],
     ['unverified certificate → 401 even with a good token', { anonymous: true, clientCA: true, token: true }, { clientCertificateError: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', authorization: 'Bearer good' }, 'unauthorized'],
     ['certificate without CN → next method', { anonymous: true, clientCA: true, token: false }, { clientCertificate: cert('') }, 'anonymous:system:anonymous:system:unauthenticated'],
     ['certificates ignored without a client CA', { anonymous: true, clientCA: false, token: false }, { clientCertificate: cert('jane') }, 'anonymous:system:anonymous:system:unauthenticated'],
