@@ -7,7 +7,7 @@ import type { AgentLogger } from '../log/index.js';
 import { computePodStatus, type StatusInputs } from './compute.js';
 import type { StatusStore } from './store.js';
 
-/** Computes the pod's status from `inputs` (the previous status read from `store`), logs its changes, stores it. */
+/** Computes the pod's status from `inputs` (the previous status read from `store`), logs its changes, stores it when it differs. */
 export function publishPodStatus(store: StatusStore, log: AgentLogger, inputs: Omit<StatusInputs, 'previous'>): void {
   const { pod } = inputs;
   const uid = pod.metadata.uid;
@@ -25,5 +25,10 @@ export function publishPodStatus(store: StatusStore, log: AgentLogger, inputs: O
       log.warn('Container is waiting', { pod: podRef(pod), podUID: uid, container: cs.name, reason: w.reason, message: w.message ?? '' });
     }
   }
+  // A periodic sync of a pod that did not change computes the same status: keeping the stored
+  // one leaves the store's version alone, so /pods is not re-serialized and no listener
+  // (the API status sync) wakes for nothing — 110 pods resync about twice a second.
+  const stored = store.get(uid);
+  if (stored !== undefined && stored.pod === pod && JSON.stringify(stored.status) === JSON.stringify(status)) return;
   store.set(uid, { pod, status });
 }

@@ -33,4 +33,23 @@ describe('publishPodStatus', () => {
     expect(readyLines().at(-1)).toEqual({ pod: 'default/p', podUID: 'u', ready: false, reason: 'ContainersNotReady' });
     expect(readyLines()).toHaveLength(2);
   });
+
+  it('stores a status only when it differs: an unchanged resync leaves the store (and its version) alone', () => {
+    const store = createStatusStore();
+    const log = testLogger();
+    const probes: ProbeResultsView = { get: () => undefined };
+    const publish = (cs: ObservedContainer[], p = pod) => publishPodStatus(store, log, { pod: p, observed: observed(cs), waiting: new Map(), runtimeName: 'containerd', hostIP: '127.0.0.1', now: new Date(0), probes });
+    publish([running]);
+    const v = store.version;
+    const first = store.get('u');
+    publish([running]);
+    expect(store.version).toBe(v);
+    expect(store.get('u')).toBe(first);
+    publish([{ ...running, restartCount: 1 }]);
+    expect(store.version).toBe(v + 1);
+    // The same status for a new pod object (an edit that left the status alone) is stored: /pods shows the spec too.
+    publish([{ ...running, restartCount: 1 }], { ...pod });
+    expect(store.version).toBe(v + 2);
+  });
 });
+
