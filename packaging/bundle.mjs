@@ -89,6 +89,8 @@ await build({
 await build({ ...common, entryPoints: ['src/sources/parse-worker.ts'], outfile: 'dist/bundle/manifest-worker.cjs', plugins: [zodEnglishOnly] });
 // The URL source's worker (src/sources/url-fetch.ts): the decoder and undici.
 await build({ ...common, entryPoints: ['src/sources/url-worker.ts'], outfile: 'dist/bundle/url-worker.cjs', plugins: [zodEnglishOnly] });
+// The health port's worker (src/server/healthz.ts): node:http and the healthz answers alone.
+await build({ ...common, entryPoints: ['src/server/healthz-worker.ts'], outfile: 'dist/bundle/healthz-worker.cjs' });
 
 // One code cache per way the agent is started (see bin/bundle-loader.js): plain
 // `node bin/agent.js`, and bin/agent.js run as a program, with its first line's node options.

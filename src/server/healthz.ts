@@ -1,23 +1,26 @@
-// The local health endpoint (--healthz-bind-address / --healthz-port), served
-// the way the platform's healthz handler answers so existing probes and
-// scripts read it unchanged:
-//
-//   GET /healthz            200 "ok", or 500 with one "[+]name ok" /
-//                           "[-]name failed: reason withheld" line per check and
-//                           "healthz check failed" (reasons go to the log only:
-//                           the endpoint is unauthenticated)
-//   GET /healthz?verbose    the per-check lines on success too
-//   GET /healthz?exclude=x  skips check x ("[+]x excluded: ok")
-//   GET /healthz/<name>     one check: 200 "ok" or 500 "internal server error: <reason>"
+// The local health endpoint (--healthz-bind-address / --healthz-port): the
+// answers are healthz-http.ts's. It runs on a worker thread of its own
+// (healthz-worker.ts) so that probes and the sync loop never wait for each
+// other; the checks still run here, on the agent's thread, whenever the
+// worker's copy of their verdicts is older than `maxVerdictAgeMs`. Where the
+// worker's script is missing (a partial install) it serves on this thread.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { AgentError } from '../errors.js';
 import { waitForAbort } from '../lifecycle/abort.js';
 import { defineComponent, type Component, type LifecycleLog } from '../lifecycle/component.js';
 import type { LivenessRegistry } from '../lifecycle/liveness.js';
+import { findScript } from '../util/worker-script.js';
+import { handleHealthz } from './healthz-http.js';
+import type { FromHealthzWorker, HealthzWorkerData, ToHealthzWorker } from './healthz-protocol.js';
 import { hostPort, listen, listeningAddress } from './http/listen.js';
-import { healthzReply } from './routes/healthz-check.js';
+
+/** The checks are time thresholds of minutes: a verdict this old answers a probe as well as a fresh one. */
+export const DEFAULT_MAX_VERDICT_AGE_MS = 50;
+/** How long a stop waits for the worker to close its connections before ending it. */
+const WORKER_CLOSE_MS = 2_000;
 
 export interface HealthzServerOptions {
   /** `0.0.0.0`, `::` or empty bind every interface and address family. */
@@ -26,6 +29,10 @@ export interface HealthzServerOptions {
   port: number;
   liveness: LivenessRegistry;
   log: LifecycleLog;
+  /** How old the worker's verdicts may be (default DEFAULT_MAX_VERDICT_AGE_MS; 0: every request asks). */
+  maxVerdictAgeMs?: number;
+  /** Serve on the agent's thread even when the worker's script exists. */
+  inThread?: boolean;
 }
 
 export interface HealthzServer extends Component {
@@ -33,91 +40,114 @@ export interface HealthzServer extends Component {
   address(): AddressInfo | undefined;
 }
 
+/** The worker's script: next to the bundle, next to tsc's output, or tsc's output when running from src/. */
+export function healthzWorkerScript(): URL | undefined {
+  return findScript([new URL('./healthz-worker.cjs', import.meta.url), new URL('./healthz-worker.js', import.meta.url), new URL('../../dist/server/healthz-worker.js', import.meta.url)]);
+}
+
 /**
  * Creates the healthz component. `ready` resolves once listening (at once when
  * the port is 0); a failed bind (e.g. EADDRINUSE) rejects `ready` and `run()`
  * with an ESTARTUP AgentError naming address:port. On abort the listener and
- * every connection, keep-alive ones included, are closed before run() resolves.
+ * every connection, keep-alive ones included, are closed (and the worker has
+ * ended) before run() resolves.
  */
 export function createHealthzServer(opts: HealthzServerOptions): HealthzServer {
-  let server: Server | undefined;
+  let where: AddressInfo | undefined;
   const component = defineComponent('healthz', async (signal, markReady) => {
     if (opts.port === 0) {
       markReady();
       await waitForAbort(signal);
       return;
     }
-    const where = hostPort(opts.address, opts.port);
-    const s = createServer((req, res) => handle(req, res, opts));
+    const script = opts.inThread === true ? undefined : healthzWorkerScript();
+    const listening = (a: AddressInfo | undefined): void => {
+      where = a;
+      opts.log.info('healthz server listening', { address: hostPort(opts.address, opts.port), thread: script === undefined ? 'agent' : 'worker' });
+      markReady();
+    };
     try {
-      await listen(s, opts.address, opts.port);
-    } catch (err) {
-      throw new AgentError('ESTARTUP', `healthz server cannot listen on ${where}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    s.on('error', (err) => opts.log.error('healthz server error', { address: where, error: err.message }));
-    server = s;
-    opts.log.info('healthz server listening', { address: where });
-    markReady();
-    try {
-      await waitForAbort(signal);
+      if (script === undefined) await serveInThread(opts, listening, signal);
+      else await serveInWorker(opts, script, listening, signal);
     } finally {
-      server = undefined;
-      await close(s);
+      where = undefined;
     }
   });
   return {
     name: component.name,
     ready: component.ready,
     run: (signal) => component.run(signal),
-    address: () => listeningAddress(server),
+    address: () => where,
   };
 }
 
-/** Never mutated: the plain `/healthz` of a supervisor's probe needs no URL parse. */
-const NO_PARAMS = new URLSearchParams();
-
-function handle(req: IncomingMessage, res: ServerResponse, opts: HealthzServerOptions): void {
-  const raw = req.url ?? '/';
-  const url = raw === '/healthz' ? undefined : new URL(raw, 'http://healthz.invalid');
-  const path = url?.pathname ?? '/healthz';
-  if (path !== '/healthz' && !path.startsWith('/healthz/')) {
-    reply(res, 404, '404 page not found\n');
-    return;
-  }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.setHeader('Allow', 'GET, HEAD');
-    reply(res, 405, 'method not allowed\n');
-    return;
-  }
-  const r = healthzReply(opts.liveness, path.slice('/healthz/'.length), url?.searchParams ?? NO_PARAMS, opts.log);
-  if (r.status === 200 && r.body === 'ok') {
-    // A supervisor's probe, many times a second under a flood: one prepared head and body.
-    res.writeHead(200, OK_HEAD);
-    res.end(OK_BODY);
-    return;
-  }
-  reply(res, r.status, r.body);
+function startupError(opts: HealthzServerOptions, message: string, cause?: unknown): AgentError {
+  return new AgentError('ESTARTUP', `healthz server cannot listen on ${hostPort(opts.address, opts.port)}: ${message}`, cause === undefined ? {} : { cause });
 }
 
-const OK_BODY = Buffer.from('ok');
-const OK_HEAD = ['Content-Type', 'text/plain; charset=utf-8', 'X-Content-Type-Options', 'nosniff', 'Content-Length', '2'];
+async function serveInThread(opts: HealthzServerOptions, listening: (a: AddressInfo | undefined) => void, signal: AbortSignal): Promise<void> {
+  const s: Server = createServer((req, res) => handleHealthz(req, res, opts.liveness, opts.log));
+  try {
+    await listen(s, opts.address, opts.port);
+  } catch (err) {
+    throw startupError(opts, (err as Error).message, err);
+  }
+  s.on('error', (err) => opts.log.error('healthz server error', { address: hostPort(opts.address, opts.port), error: err.message }));
+  listening(listeningAddress(s));
+  try {
+    await waitForAbort(signal);
+  } finally {
+    await new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      // close() only stops accepting; idle keep-alive sockets would hold it open for up to keepAliveTimeout.
+      s.closeAllConnections();
+    });
+  }
+}
 
-function reply(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, {
-    'Content-Type': 'text/plain; charset=utf-8',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Length': Buffer.byteLength(body),
+async function serveInWorker(opts: HealthzServerOptions, script: URL, listening: (a: AddressInfo | undefined) => void, signal: AbortSignal): Promise<void> {
+  const data: HealthzWorkerData = { address: opts.address, port: opts.port, maxVerdictAgeMs: opts.maxVerdictAgeMs ?? DEFAULT_MAX_VERDICT_AGE_MS };
+  const w = new Worker(script, {
+    workerData: data,
+    // The agent's own flags are not the worker's; its young generation is sized for a flood of
+    // tiny requests (a 1 MB semi-space, the agent's, would collect every few hundred answers).
+    execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 32, stackSizeMb: 1 },
+    stdout: false,
+    stderr: false,
   });
-  // node drops the body itself for HEAD.
-  res.end(body);
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // close() only stops accepting; idle keep-alive sockets would hold it open for up to keepAliveTimeout.
-    server.closeAllConnections();
+  const post = (m: ToHealthzWorker): void => w.postMessage(m);
+  const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+  let started = false;
+  await new Promise<void>((resolve, reject) => {
+    const stop = (): void => post({ kind: 'close' });
+    w.on('message', (m: FromHealthzWorker) => {
+      switch (m.kind) {
+        case 'refresh':
+          return post({ kind: 'verdicts', results: opts.liveness.check().results });
+        case 'log':
+          return opts.log.info(m.msg, m.fields);
+        case 'listening':
+          started = true;
+          listening(m.address);
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+          return;
+        case 'listen-failed':
+          return reject(startupError(opts, m.message));
+        case 'closed':
+          return resolve();
+      }
+    });
+    w.on('error', (err) => reject(started ? new AgentError('EINTERNAL', `healthz worker failed: ${err.message}`, { cause: err }) : startupError(opts, err.message, err)));
+    void exited.then(() => {
+      if (!started) reject(startupError(opts, 'the worker ended before listening'));
+      else if (signal.aborted) resolve();
+      else reject(new AgentError('EINTERNAL', 'the healthz worker ended while the agent runs'));
+    });
+  }).finally(async () => {
+    const timer = setTimeout(() => void w.terminate(), WORKER_CLOSE_MS);
+    await exited;
+    clearTimeout(timer);
   });
 }

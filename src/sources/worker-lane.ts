@@ -8,8 +8,6 @@
 //   the memory a large job took goes back to the system;
 // - the worker never keeps the process alive, and close() ends it.
 // The worker side is worker-serve.ts.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /** A message to the worker: one job. */
@@ -47,13 +45,7 @@ export interface WorkerLaneOptions {
   readonly idleMs: number;
 }
 
-/**
- * A worker script: the first candidate that exists (next to the bundle, next to
- * tsc's output, or, when the caller runs from src/ under vitest, tsc's output in dist/).
- */
-export function findScript(candidates: readonly URL[]): URL | undefined {
-  return candidates.find((u) => u.protocol === 'file:' && existsSync(fileURLToPath(u)));
-}
+export { findScript } from '../util/worker-script.js';
 
 const CLOSED: LaneFailure = { reason: 'closed' };
 

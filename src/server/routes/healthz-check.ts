@@ -4,6 +4,9 @@
 import type { LifecycleLog } from '../../lifecycle/component.js';
 import type { LivenessRegistry, LivenessResult } from '../../lifecycle/liveness.js';
 
+/** What an answer reads of the checks: the registry itself, or a snapshot of its verdicts (the health port's worker). */
+export type LivenessView = Pick<LivenessRegistry, 'names' | 'check' | 'checkOne'>;
+
 /** The check the platform's handler reports when nothing else is installed. */
 const PING = 'ping';
 
@@ -20,7 +23,7 @@ const OK: HealthzReply = { status: 200, body: 'ok' };
  * `?exclude=<name>` (repeatable) skips checks. Failure reasons go to the log,
  * never to the body: the endpoint may be unauthenticated.
  */
-export function healthzReply(liveness: LivenessRegistry, rest: string, params: URLSearchParams, log: Pick<LifecycleLog, 'info'>): HealthzReply {
+export function healthzReply(liveness: LivenessView, rest: string, params: URLSearchParams, log: Pick<LifecycleLog, 'info'>): HealthzReply {
   // The supervisor's probe, many times a second under a monitoring storm: no lines built when all is well.
   if (rest === '' && params.size === 0 && liveness.check().ok) return OK;
   if (rest === '') return all(liveness, params, log);
@@ -36,7 +39,7 @@ export function healthzReply(liveness: LivenessRegistry, rest: string, params: U
   return { status: 500, body: `internal server error: ${result.reason ?? ''}\n` };
 }
 
-function all(liveness: LivenessRegistry, params: URLSearchParams, log: Pick<LifecycleLog, 'info'>): HealthzReply {
+function all(liveness: LivenessView, params: URLSearchParams, log: Pick<LifecycleLog, 'info'>): HealthzReply {
   const excluded = new Set(params.getAll('exclude'));
   const names = liveness.names();
   const lines: string[] = [];
@@ -68,7 +71,7 @@ function all(liveness: LivenessRegistry, params: URLSearchParams, log: Pick<Life
   return { status: 200, body: `${lines.join('\n')}\nhealthz check passed\n` };
 }
 
-function checkByName(liveness: LivenessRegistry, name: string): LivenessResult | undefined {
+function checkByName(liveness: LivenessView, name: string): LivenessResult | undefined {
   if (name === PING && liveness.names().length === 0) return { name, ok: true };
   return liveness.checkOne(name);
 }

@@ -38,11 +38,12 @@ interface Started {
   stop: () => Promise<void>;
 }
 
-async function start(opts: { address?: string; port?: number; liveness?: LivenessRegistry } = {}): Promise<Started> {
+async function start(opts: { address?: string; port?: number; liveness?: LivenessRegistry; maxVerdictAgeMs?: number; inThread?: boolean } = {}): Promise<Started> {
   const port = opts.port ?? (await freePort());
   const liveness = opts.liveness ?? new LivenessRegistry();
   const log = recordingLog();
-  const server = createHealthzServer({ address: opts.address ?? '127.0.0.1', port, liveness, log });
+  // Verdicts are asked for on every request unless a test says otherwise: the cases flip checks between requests.
+  const server = createHealthzServer({ address: opts.address ?? '127.0.0.1', port, liveness, log, maxVerdictAgeMs: opts.maxVerdictAgeMs ?? 0, inThread: opts.inThread ?? false });
   const ctl = new AbortController();
   const running = server.run(ctl.signal);
   let stopped = false;
@@ -241,3 +242,37 @@ describe('lifecycle', () => {
     expect(performance.now() - t0).toBeLessThan(1000);
   });
 });
+
+describe('where the health port runs', () => {
+  it('answers from its copy of the verdicts while it is younger than maxVerdictAgeMs, then asks again', async () => {
+    let healthy = true;
+    let evaluations = 0;
+    const liveness = new LivenessRegistry();
+    liveness.register('pleg', () => (++evaluations, healthy ? true : 'relist stuck'));
+    const { port, log } = await start({ liveness, maxVerdictAgeMs: 60_000 });
+    expect((await call(port, '/healthz')).status).toBe(200);
+    healthy = false;
+    // Within the age: the copy answers, and the check is not run again.
+    expect((await call(port, '/healthz')).status).toBe(200);
+    expect(evaluations).toBe(1);
+    const fresh = await start({ liveness: (() => { const l = new LivenessRegistry(); l.register('pleg', () => 'relist stuck'); return l; })(), maxVerdictAgeMs: 0 });
+    expect((await call(fresh.port, '/healthz')).status).toBe(500);
+    expect(fresh.log.lines.some((r) => r.msg === 'healthz check failed')).toBe(true);
+    expect(log.lines.find((r) => r.msg === 'healthz server listening')?.fields).toMatchObject({ thread: 'worker' });
+  });
+
+  it('on the agent\'s thread (inThread): the same answers, the checks run per request', async () => {
+    let healthy = false;
+    const liveness = new LivenessRegistry();
+    liveness.register('syncloop', () => (healthy ? true : 'stalled'));
+    const { port, log, stop } = await start({ liveness, inThread: true });
+    expect(log.lines.find((r) => r.msg === 'healthz server listening')?.fields).toMatchObject({ thread: 'agent' });
+    expect((await call(port, '/healthz')).status).toBe(500);
+    healthy = true;
+    const ok = await call(port, '/healthz');
+    expect([ok.status, ok.body, ok.headers['content-type']]).toEqual([200, 'ok', 'text/plain; charset=utf-8']);
+    expect((await call(port, '/nope')).status).toBe(404);
+    await stop();
+  });
+});
+
