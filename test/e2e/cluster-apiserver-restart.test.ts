@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle, type ServerOptions } from '../conformance/helpers/server.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { container, logLine, mark, NODE, pod, podContainers, podUid, running, waitFor, waitForLineAfter } from './helpers/agent-node.js';
-import { condition, getJson, LEASE_PATH, nodeConfig, renewTime, type Obj } from './helpers/cluster.js';
+import { condition, getJson, LEASE_PATH, nodeConfig, renewTime, type Obj, createDefaultServiceAccount } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API server restart');
@@ -38,8 +38,7 @@ describe.skipIf(skip)('an API server restart on a real containerd, platform-apis
     opts = { backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'] };
     srv = await startServer(opts);
     opts = { ...opts, etcdPrefix: `/conf-${srv.port}` };
-    const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
-    expect([201, 409]).toContain(sa.status);
+    await createDefaultServiceAccount(srv);
   }, 90_000);
   afterAll(async () => {
     await srv?.stop();

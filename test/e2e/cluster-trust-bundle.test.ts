@@ -16,7 +16,7 @@ import { startServer, type ServerHandle } from '../conformance/helpers/server.js
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { generateKeyPair, issueCertificate } from '../../src/pki/x509.js';
 import { container, NODE, podContainers, waitFor } from './helpers/agent-node.js';
-import { condition, getJson, nodeConfig } from './helpers/cluster.js';
+import { condition, getJson, nodeConfig, createDefaultServiceAccount } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('ClusterTrustBundle volumes');
@@ -55,8 +55,7 @@ describe.skipIf(skip)('ClusterTrustBundle volumes on a real containerd, platform
   beforeAll(async () => {
     etcd = await startEtcd();
     srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, featureGates: 'ClusterTrustBundle=true', extraArgs: ['--controllers=*'] });
-    const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
-    expect([201, 409]).toContain(sa.status);
+    await createDefaultServiceAccount(srv);
   }, 90_000);
   afterAll(async () => {
     await srv?.stop();

@@ -5,48 +5,14 @@
 //
 // One agent per test; the server and etcd live for the file. Every wait is
 // bounded and carries the agent's log when it times out.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, USERS, type ServerHandle } from '../conformance/helpers/server.js';
-import type { ApiClient } from '../conformance/helpers/api-client.js';
+import { startServer, type ServerHandle } from '../conformance/helpers/server.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { BUSYBOX, container, holds, logLine, NODE, pod, podContainers, SLEEP_FOREVER, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
+import { condition, createDefaultServiceAccount, getJson, nodeConfig, type Obj } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API-server mode');
-
-type Obj = { metadata: { name: string; uid: string; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> }; status?: Record<string, unknown>; spec?: Record<string, unknown> };
-
-/** A platformconfig for the e2e node: the server, its CA, the node's token. */
-function nodeConfig(dir: string, srv: ServerHandle): string {
-  const file = join(dir, 'agent.conf');
-  const ca = Buffer.from(srv.ca).toString('base64');
-  writeFileSync(
-    file,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      `- name: e2e\n  cluster:\n    server: ${srv.url}\n    certificate-authority-data: ${ca}`,
-      'users:',
-      `- name: node\n  user:\n    token: ${USERS.e2eNode.token}`,
-      'contexts:',
-      '- name: e2e\n  context:\n    cluster: e2e\n    user: node',
-      'current-context: e2e',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
-
-async function getJson(api: ApiClient, path: string): Promise<Obj | undefined> {
-  const r = await api.get(path);
-  return r.status === 200 ? (r.json() as Obj) : undefined;
-}
-
-const condition = (o: Obj | undefined, type: string): string | undefined =>
-  ((o?.status?.['conditions'] as Array<{ type: string; status: string }> | undefined) ?? []).find((c) => c.type === type)?.status;
 
 describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver over etcd', () => {
   const env = useRuntime();
@@ -55,9 +21,7 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
   beforeAll(async () => {
     etcd = await startEtcd();
     srv = await startServer({ backend: 'etcd', etcdEndpoint: etcd.endpoint, extraArgs: ['--controllers=*'], faults: true });
-    // No service-account controller: the pods' account is created here.
-    const sa = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
-    expect([201, 409]).toContain(sa.status);
+    await createDefaultServiceAccount(srv);
   }, 90_000);
   afterAll(async () => {
     await srv?.stop();

@@ -1,5 +1,4 @@
-// What the API-server-mode e2e files share (cluster.test.ts keeps its own
-// copies): a platformconfig for the e2e node against a test server, reading
+// What the API-server-mode e2e files share: a platformconfig for the e2e node against a test server, reading
 // an object as JSON, a condition's status. Blocking only on the server.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,3 +46,9 @@ export const LEASE_PATH = (node: string): string => `/apis/coordination.platform
 
 /** The lease's spec.renewTime (as text), or undefined. */
 export const renewTime = (l: Obj | undefined): string | undefined => (l?.spec?.['renewTime'] as string | undefined) ?? undefined;
+
+/** The `default` ServiceAccount the pods run as (no service-account controller runs in these servers): made once, 409 taken as made. */
+export async function createDefaultServiceAccount(srv: ServerHandle): Promise<void> {
+  const r = await srv.admin.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+  if (r.status !== 201 && r.status !== 409) throw new Error(`creating the default ServiceAccount: ${r.status} ${r.text()}`);
+}
