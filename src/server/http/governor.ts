@@ -24,9 +24,16 @@ export interface GovernorPolicy {
   readonly windowMs: number;
   /** The longest a request is held. */
   readonly maxHoldMs: number;
+  /**
+   * How long the pod workers must have been busy before requests are held: a
+   * periodic resync with nothing to do is over in a millisecond or two (110 pods
+   * make about two a second), and holding the requests that arrive during it
+   * would only put them in the clients' latency tail.
+   */
+  readonly minBusyMs: number;
 }
 
-export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.4, low: 0.2, windowMs: 100, maxHoldMs: 8 };
+export const DEFAULT_GOVERNOR: GovernorPolicy = { high: 0.4, low: 0.2, windowMs: 100, maxHoldMs: 8, minBusyMs: 5 };
 
 /**
  * The next hold, from the current one and the last window's utilization:
@@ -72,6 +79,8 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
   let markAt = now();
   let hold = 0;
   let inFlight = 0;
+  /** When enter() first saw the pod workers busy in their current stretch. */
+  let busySince: number | undefined;
   return {
     enter() {
       const others = inFlight;
@@ -84,7 +93,12 @@ export function createLoadGovernor(o: LoadGovernorOptions = {}): LoadGovernor {
         mark = elu(undefined);
         markAt = t;
       }
-      return others > 0 && hold > 0 && busy() ? hold : 0;
+      if (!busy()) {
+        busySince = undefined;
+        return 0;
+      }
+      busySince ??= t;
+      return others > 0 && hold > 0 && t - busySince >= policy.minBusyMs ? hold : 0;
     },
     leave() {
       inFlight = Math.max(0, inFlight - 1);

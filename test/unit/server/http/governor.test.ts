@@ -87,11 +87,20 @@ describe('createLoadGovernor', () => {
       w.t = k * 100;
       holds.push(arrive());
     }
-    // The hold keeps following the thread's load, and applies as soon as a sync starts.
+    // The hold keeps following the thread's load, and applies once a sync has lasted minBusyMs (5).
     expect(holds).toEqual([0, 0, 0, 0, 0]);
     w.podsBusy = true;
+    w.t = 510;
+    expect(arrive()).toBe(0); // a sync just began: a periodic resync is over before this matters
+    w.t = 514;
+    expect(arrive()).toBe(0);
+    w.t = 515;
     expect(arrive()).toBe(8);
     w.podsBusy = false;
+    w.t = 516;
     expect(arrive()).toBe(0);
+    w.podsBusy = true;
+    w.t = 517;
+    expect(arrive()).toBe(0); // a new stretch starts its own count
   });
 });
