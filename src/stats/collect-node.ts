@@ -2,7 +2,8 @@
 // (/proc when the cgroup files are absent), network counters, boot time,
 // PID limits, and the agent process as a system container.
 import type { ContainerRaw, CpuReading, NodeRaw } from './build.js';
-import { readCgroup, readText } from './files.js';
+import type { CgroupReader } from './cgroup-reader.js';
+import { readText } from './files.js';
 import {
   cpuNanosFromProcStat,
   defaultRouteInterface,
@@ -20,8 +21,8 @@ export interface NodeSources {
   nodeName: string;
   /** /proc (a fixture directory in tests). */
   procRoot: string;
-  /** The cgroup v1 mount, /sys/fs/cgroup. */
-  cgroupMount: string;
+  /** The cgroup mount's reader (/sys/fs/cgroup); the root cgroup ('') is the node's. */
+  cgroups: CgroupReader;
   rates: RateCache;
   /** When the agent process started. */
   agentStart: Date;
@@ -42,7 +43,7 @@ export async function collectNode(s: NodeSources, now: Date): Promise<{ node: No
     readText(`${p}/loadavg`),
     readText(`${p}/self/stat`),
     readText(`${p}/self/status`),
-    readCgroup(s.cgroupMount, ''),
+    s.cgroups.read('', { cpu: true, memory: true }),
   ]);
   const ts = BigInt(now.getTime()) * 1_000_000n;
   const mem = parseMeminfo(meminfo ?? '');

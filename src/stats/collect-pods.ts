@@ -63,7 +63,8 @@ export async function collectPods(
   const statusByUid = new Map(s.pods.map((p) => [p.pod.metadata.uid, p]));
   const ts = BigInt(now.getTime()) * 1_000_000n;
   const live = new Set<string>();
-  const liveCgroups = new Set<string>();
+  // The root cgroup is the node's (collect-node.ts reads it through the same reader).
+  const liveCgroups = new Set<string>(['']);
   // hostNetwork pods share the node's namespace: its counters are read once per refresh, not once per pod.
   const netByNs = new Map<string, PodRaw['network']>();
   const identities: ContainerIdentity[] = [];

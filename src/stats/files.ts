@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { lstat, readdir, statfs } from 'node:fs/promises';
 import type { FsReading, Usage } from './build.js';
-import { cpuNanosFromCgroupV2, memoryFromCgroupV1, memoryFromCgroupV2, parseInteger, type MemoryReading } from './parse.js';
+import type { MemoryReading } from './parse.js';
 
 /**
  * A kernel file (/proc, /sys, a cgroup's). Read synchronously on purpose:
@@ -151,43 +151,6 @@ export function isUnified(mount: string): Promise<boolean> {
     unifiedByMount.set(mount, p);
   }
   return p;
-}
-
-/** Reads a cgroup's CPU and memory figures (v1: cpuacct and memory hierarchies; v2: the unified one); `rel` '' is the root. */
-export async function readCgroup(mount: string, rel: string): Promise<CgroupReading | undefined> {
-  if (!(await isUnified(mount))) return readCgroupV1(mount, rel);
-  const dir = `${mount}${rel}`;
-  const [cpu, current, stat, max, procs] = await Promise.all([
-    readText(`${dir}/cpu.stat`),
-    readText(`${dir}/memory.current`),
-    readText(`${dir}/memory.stat`),
-    readText(`${dir}/memory.max`),
-    readText(`${dir}/cgroup.procs`),
-  ]);
-  if (cpu === undefined && current === undefined) return undefined;
-  const out: CgroupReading = { memory: memoryFromCgroupV2({ current, stat, max }) };
-  const cpuNanos = cpu === undefined ? undefined : cpuNanosFromCgroupV2(cpu);
-  if (cpuNanos !== undefined) out.cpuNanos = cpuNanos;
-  const pid = parseInteger(procs?.split('\n')[0] ?? '');
-  if (pid !== undefined) out.firstPid = pid;
-  return out;
-}
-
-async function readCgroupV1(mount: string, rel: string): Promise<CgroupReading | undefined> {
-  const [cpu, usage, stat, limit, procs] = await Promise.all([
-    readText(`${mount}/cpuacct${rel}/cpuacct.usage`),
-    readText(`${mount}/memory${rel}/memory.usage_in_bytes`),
-    readText(`${mount}/memory${rel}/memory.stat`),
-    readText(`${mount}/memory${rel}/memory.limit_in_bytes`),
-    readText(`${mount}/memory${rel}/cgroup.procs`),
-  ]);
-  if (cpu === undefined && usage === undefined) return undefined;
-  const out: CgroupReading = { memory: memoryFromCgroupV1({ usage, stat, limit }) };
-  const cpuNanos = cpu === undefined ? undefined : parseInteger(cpu);
-  if (cpuNanos !== undefined) out.cpuNanos = cpuNanos;
-  const pid = parseInteger(procs?.split('\n')[0] ?? '');
-  if (pid !== undefined) out.firstPid = pid;
-  return out;
 }
 
 /**

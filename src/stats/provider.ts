@@ -107,7 +107,7 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
     const at = now();
     const errors: string[] = [];
     const [nodePart, cri, rootFs] = await Promise.all([
-      collectNode({ nodeName: o.nodeName, procRoot, cgroupMount, rates, agentStart }, at),
+      collectNode({ nodeName: o.nodeName, procRoot, cgroups, rates, agentStart }, at),
       criReadings(signal, errors),
       statfsReading(o.rootDir),
     ]);
