@@ -16,7 +16,7 @@ import type { Pod } from './pod-model/pod-types.js';
 import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
 import { createContainerLogManager, logRotationLimits } from './container-logs/index.js';
-import { createBurstCollector, exposedGc } from './heap/index.js';
+import { createBurstCollector, exposedGc, mallocTrimmerIfAvailable } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
 import { awaitRunOnce, createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
@@ -132,6 +132,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<number> {
       servingCertificate: cluster?.servingCertificate,
     });
     const components: Component[] = [...(cluster?.components ?? []), ...(wing?.components ?? []), ...servers, createHealthzServer({ address: cfg.healthzBindAddress, port: cfg.healthzPort, liveness, log: log.child({ component: 'healthz' }) })];
+    const trimmer = mallocTrimmerIfAvailable(log.child({ component: 'heap' }));
+    if (trimmer) components.push(trimmer);
     // Pending promises do not keep node running: with nothing listening (--healthz-port=0,
     // no other server yet) the event loop would drain and the process exit 0 at once.
     // The agent runs until it is told to stop, like the kubelet's final `select {}`.

@@ -3,6 +3,7 @@
 // win, AllAlpha/AllBeta fill in the rest of their stage, locked gates refuse
 // the opposite value. The table is the single list; help and validation derive from it.
 import { AgentError } from '../errors.js';
+import { compareStrings } from '../util/compare.js';
 
 export type GateStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 
@@ -146,7 +147,7 @@ export function gateHelpLines(known: ReadonlyMap<string, GateSpec> = KNOWN_GATES
   return [...known.values()]
     .filter((g) => g.stage === 'ALPHA' || g.stage === 'BETA')
     .map((g) => `${g.name}=true|false (${g.stage} - default=${String(g.default)})`)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(compareStrings);
 }
 
 /** Read-only view of the effective gates, for the managers that branch on them. */

@@ -6,6 +6,7 @@
 // condition's lastTransitionTime moves only when its status changes; its
 // lastHeartbeatTime is every update's time. Conditions other writers own
 // (NetworkUnavailable) are kept as they are.
+import { compareStrings } from '../util/compare.js';
 
 export interface NodeCondition {
   type: string;
@@ -111,5 +112,5 @@ export function conditionsForComparison(conditions: unknown): unknown[] {
       const { lastHeartbeatTime: _hb, ...rest } = c;
       return rest;
     })
-    .sort((a, b) => (isRecord(a) && isRecord(b) ? s(a['type']).localeCompare(s(b['type'])) : 0));
+    .sort((a, b) => (isRecord(a) && isRecord(b) ? compareStrings(s(a['type']), s(b['type'])) : 0));
 }

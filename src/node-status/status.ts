@@ -7,6 +7,7 @@ import type { NodeAddress } from '../node/addresses.js';
 import { conditionsForComparison, nodeConditions, type ConditionEvent, type ConditionInputs } from './conditions.js';
 import { toResourceList, type Amounts } from './resources.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { compareStrings } from '../util/compare.js';
 
 /** The kubelet's MaxNamesPerImageInNodeStatus. */
 export const MAX_NAMES_PER_IMAGE = 5;
@@ -20,7 +21,7 @@ export interface StatusImage {
 
 /** status.images: largest first, at most `maxImages` (-1: all), each with its digests then tags, at most 5 names. */
 export function statusImages(images: readonly StatusImage[], maxImages: number): Array<{ names: string[]; sizeBytes: number }> {
-  const sorted = [...images].sort((a, b) => b.size - a.size || a.id.localeCompare(b.id));
+  const sorted = [...images].sort((a, b) => b.size - a.size || compareStrings(a.id, b.id));
   const kept = maxImages > -1 ? sorted.slice(0, maxImages) : sorted;
   return kept.map((i) => ({ names: [...i.repoDigests, ...i.repoTags].slice(0, MAX_NAMES_PER_IMAGE), sizeBytes: i.size }));
 }

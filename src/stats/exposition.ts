@@ -3,6 +3,7 @@
 // the time they were measured (ms), as the kubelet's resource metrics and
 // cAdvisor's do, so a scraper never mistakes a 10 s old reading for a new one.
 import type { ContainerIdentity, CPUStats, MemoryStats, StatsSnapshot, Summary } from './types.js';
+import { compareStrings } from '../util/compare.js';
 
 export const EXPOSITION_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -38,7 +39,7 @@ export function renderFamilies(families: readonly Family[]): string {
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
     for (const s of f.samples) {
       // Sorted by name, as client_golang writes them (tools diffing scrapes rely on it).
-      const sorted = [...s.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const sorted = [...s.labels].sort(([a], [b]) => compareStrings(a, b));
       const labels = sorted.length === 0 ? '' : `{${sorted.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
       out.push(`${f.name}${labels} ${formatValue(s.value)}${s.timeMs === undefined ? '' : ` ${s.timeMs}`}`);
     }

@@ -124,9 +124,19 @@ export function createStatsProvider(o: StatsProviderOptions): StatsProvider {
     const fss: FilesystemsRaw = { ...cri.image };
     if (rootFs !== undefined) fss.root = rootFs;
     else errors.push(`statfs ${o.rootDir} failed`);
+    // Built on first read, once per refresh: nothing may read them before the
+    // next refresh (no scraper, no summary request), and building both for 110
+    // pods every 10 s was a sixth of an idle agent's allocations. The kubelet
+    // builds its summary per request from cAdvisor's cache, too.
+    let summary: Summary | undefined;
+    let cpuAndMemory: Summary | undefined;
     current = {
-      summary: buildSummary(nodePart.node, pods, fss),
-      cpuAndMemory: buildSummary(nodePart.node, pods, fss, true),
+      get summary(): Summary {
+        return (summary ??= buildSummary(nodePart.node, pods, fss));
+      },
+      get cpuAndMemory(): Summary {
+        return (cpuAndMemory ??= buildSummary(nodePart.node, pods, fss, true));
+      },
       containers: identities,
       scrapeError: errors.length > 0,
     };

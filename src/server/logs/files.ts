@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { isFullRecord } from './cri-format.js';
+import { compareStrings } from '../../util/compare.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -37,7 +38,7 @@ export function orderRotated(liveName: string, names: readonly string[]): Array<
     const seen = byStamp.get(stamp);
     byStamp.set(stamp, seen === undefined ? gz : seen && gz);
   }
-  return [...byStamp.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([stamp, gz]) => ({ name: `${prefix}${stamp}${gz ? '.gz' : ''}`, gz }));
+  return [...byStamp.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([stamp, gz]) => ({ name: `${prefix}${stamp}${gz ? '.gz' : ''}`, gz }));
 }
 
 /** The log's files, oldest first, the live one last (listed even when it does not exist right now). */

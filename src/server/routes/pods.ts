@@ -6,6 +6,7 @@ import type { Container, PodSandbox } from '../../cri/types.js';
 import type { Pod } from '../../pod-model/pod-types.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../../runtime-view/labels.js';
 import type { PodWithStatus } from '../../status/store.js';
+import { compareStrings } from '../../util/compare.js';
 
 export interface PodList {
   kind: 'PodList';
@@ -15,7 +16,7 @@ export interface PodList {
 }
 
 const byRef = (a: { ns: string; name: string }, b: { ns: string; name: string }): number =>
-  a.ns === b.ns ? a.name.localeCompare(b.name) : a.ns.localeCompare(b.ns);
+  a.ns === b.ns ? compareStrings(a.name, b.name) : compareStrings(a.ns, b.ns);
 
 /** Items carry no kind/apiVersion, as in the kubelet's encoded list; status is the store's, not the spec's copy. */
 export function podList(pods: readonly PodWithStatus[]): PodList {
@@ -63,6 +64,6 @@ export function runningPodList(sandboxes: readonly PodSandbox[], containers: rea
     p.spec.containers.push({ name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name, image: c.image, resources: {} });
   }
   const items = [...pods.values()].sort((a, b) => byRef({ ns: a.metadata.namespace, name: a.metadata.name }, { ns: b.metadata.namespace, name: b.metadata.name }));
-  for (const p of items) p.spec.containers.sort((a, b) => a.name.localeCompare(b.name));
+  for (const p of items) p.spec.containers.sort((a, b) => compareStrings(a.name, b.name));
   return { kind: 'PodList', apiVersion: 'v1', metadata: {}, items };
 }
