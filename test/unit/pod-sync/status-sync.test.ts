@@ -127,6 +127,23 @@ describe('pod status sync', () => {
     expect(api.calls.slice(before)).toEqual(['get a', 'patch a Succeeded']);
   });
 
+  it('the resync sends nothing for a status already written (the same object, or an equal one) and writes one that changed', async () => {
+    const api = new FakePods();
+    api.put('a', 'ua');
+    const store = new StatusStore();
+    start(api, store, 20);
+    store.set('ua', { pod: pod('a', 'ua'), status: st('Running') });
+    await api.until(() => api.calls.includes('patch a Running'), 'the first write');
+    const before = api.calls.length;
+    await new Promise((r) => setTimeout(r, 100)); // ~5 resyncs over the same status object
+    store.set('ua', { pod: pod('a', 'ua'), status: st('Running') }); // equal content, another object
+    await new Promise((r) => setTimeout(r, 100));
+    expect(api.calls.slice(before)).toEqual([]);
+    store.set('ua', { pod: pod('a', 'ua'), status: st('Running', 'changed') });
+    await api.until(() => api.calls.filter((c) => c === 'patch a Running').length === 2, 'the changed status');
+    expect((api.objects.get('default/a')?.['status'] as Record<string, unknown>)['message']).toBe('changed');
+  });
+
   it('retries a failed write until the latest status lands, logging the failure once', async () => {
     const api = new FakePods();
     api.put('a', 'ua');

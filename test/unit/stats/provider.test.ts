@@ -68,6 +68,11 @@ describe('createStatsProvider', () => {
     expect(pod?.cpu?.usageCoreNanoSeconds).toBe(3_000_000_000); // the fake's sandbox stats: the sum of its containers
     expect(pod?.process_stats).toEqual({ process_count: 1 });
     expect(p.snapshot()?.containers).toEqual([{ podUid: '0a1b2c3d-uid', container: 'app', id: containerId, image: 'busybox', cgroup: `/k8s.io/${containerId}` }]);
+    // Built on first read, once per refresh: the same object until the next refresh.
+    expect(p.summary()).toBe(s);
+    expect(p.snapshot()?.summary).toBe(s);
+    expect(p.snapshot()?.cpuAndMemory).toBe(p.snapshot()?.cpuAndMemory);
+    expect(p.snapshot()?.cpuAndMemory.pods[0]?.containers[0]).toMatchObject({ name: 'app', cpu: { usageCoreNanoSeconds: 3_000_000_000 } });
     ac.abort();
     await run;
   });
