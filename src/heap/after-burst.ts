@@ -111,4 +111,5 @@ export function createBurstCollector(opts: BurstCollectorOptions): BurstCollecto
   });
 }
 
-const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
+/** Bytes as MB (10^6) with one decimal, for the heap folder's log lines. */
+export const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;

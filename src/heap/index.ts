@@ -1,3 +1,3 @@
 // Public surface of the heap folder (the agent's own memory, not the Memory Manager): the collector that returns a burst's garbage once the burst is over, and the trimmer that returns malloc's free pages.
 export { createBurstCollector, exposedGc, type BurstCollector, type BurstCollectorOptions } from './after-burst.js';
-export { createMallocTrimmer, loadMallocControl, mallocTrimmerIfAvailable, TRIM_PERIOD_MS, type MallocControl, type MallocInfo, type MallocTrimmerOptions } from './malloc-trim.js';
+export { mallocTrimmerIfAvailable } from './malloc-trim.js';

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { waitForAbort } from '../lifecycle/abort.js';
 import { defineComponent, type Component } from '../lifecycle/component.js';
 import type { AgentLogger } from '../log/index.js';
+import { mb } from './after-burst.js';
 
 /** How often the free pages are handed back. */
 export const TRIM_PERIOD_MS = 5_000;
@@ -76,13 +77,17 @@ export function createMallocTrimmer(o: MallocTrimmerOptions): Component {
   const periodMs = o.periodMs ?? TRIM_PERIOD_MS;
   const rss = o.rss ?? (() => process.memoryUsage.rss());
   const tick = (): void => {
+    // RSS is read (from /proc) only when the V(4) line can be written.
+    const v4 = o.log.v(4);
+    if (v4 === undefined) {
+      o.control.trim();
+      return;
+    }
     const before = rss();
     const t0 = performance.now();
     o.control.trim();
     const after = rss();
-    if (before - after >= LOG_MIN_BYTES) {
-      o.log.v(4)?.info('Returned free malloc memory to the kernel', { ms: Math.round((performance.now() - t0) * 100) / 100, rssBeforeMB: mb(before), rssAfterMB: mb(after) });
-    }
+    if (before - after >= LOG_MIN_BYTES) v4.info('Returned free malloc memory to the kernel', { ms: Math.round((performance.now() - t0) * 100) / 100, rssBeforeMB: mb(before), rssAfterMB: mb(after) });
   };
   return defineComponent('malloc-trim', async (signal, markReady) => {
     const timer = setInterval(tick, periodMs);
@@ -93,8 +98,6 @@ export function createMallocTrimmer(o: MallocTrimmerOptions): Component {
     clearInterval(timer);
   });
 }
-
-const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
 
 /** The trimmer when the module loads; otherwise undefined, and a log line at V(2) saying why. */
 export function mallocTrimmerIfAvailable(log: AgentLogger): Component | undefined {

@@ -6,6 +6,7 @@
 import type { BigIntStats, Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { compareStrings } from '../util/compare.js';
 
 /** One entry of the manifest path: a regular file to read, or why it is not one. */
 export type Entry = { readonly path: string; readonly stamp: string; readonly size: number } | { readonly path: string; readonly problem: string };
@@ -126,8 +127,7 @@ export function patchListing(path: string, prev: Listing, names: Iterable<string
     if (e === 'dir') subdirs.add(p);
     else if (e !== undefined) entries.set(p, e);
   }
-  const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return { isDir: true, entries: [...entries.values()].sort((a, b) => byPath(a.path, b.path)), subdirs: [...subdirs].sort(byPath) };
+  return { isDir: true, entries: [...entries.values()].sort((a, b) => compareStrings(a.path, b.path)), subdirs: [...subdirs].sort(compareStrings) };
 }
 
 export type ReadResult = { readonly bytes: Buffer; readonly stamp: string; readonly mtimeMs: number } | { readonly problem: string };

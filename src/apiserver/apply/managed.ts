@@ -6,6 +6,7 @@
 import { apiErrors } from '../../api/errors.js';
 import { type FieldsV1, FieldSet, FieldsV1Error } from './fieldpath.js';
 import { type JsonObject, isObject } from './walk.js';
+import { compareStrings } from '../../util/compare.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -141,12 +142,11 @@ export function requestManagers(live: JsonObject | undefined, updated: JsonObjec
 }
 
 const seconds = (t: string | undefined): number => (t === undefined ? 0 : Math.floor(Date.parse(t) / 1000) || 0);
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The entries to store, empty sets dropped, in upstream's order: operation, time, manager, apiVersion, subresource. */
 export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
   const recs = [...managers.values()].filter((r) => !r.set.isEmpty());
-  recs.sort((p, q) => cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource));
+  recs.sort((p, q) => compareStrings(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || compareStrings(p.manager, q.manager) || compareStrings(p.apiVersion, q.apiVersion) || compareStrings(p.subresource, q.subresource));
   return recs.map((r) => ({
     manager: r.manager,
     operation: r.operation,
@@ -172,7 +172,7 @@ export const ANCIENT_CHANGES = 'ancient-changes';
 export function capUpdateManagers(managers: Managers, max = MAX_UPDATE_MANAGERS): void {
   const updaters = [...managers.entries()].filter(([, r]) => r.operation === 'Update').map(([id]) => id);
   if (updaters.length <= max) return;
-  updaters.sort((a, b) => seconds(managers.get(a)?.time) - seconds(managers.get(b)?.time) || cmp(a, b));
+  updaters.sort((a, b) => seconds(managers.get(a)?.time) - seconds(managers.get(b)?.time) || compareStrings(a, b));
   const firstOfVersion = new Map<string, string>();
   let count = updaters.length;
   for (let i = 0; i < updaters.length && count > max; i++) {
