@@ -9,9 +9,10 @@
 // one Event object whose count rises, as the kubelet's recorder deduplicates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../conformance/helpers/server.js';
+import type { AgentDaemon } from '../helpers/agent-daemon.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { container, NODE, podContainers, waitFor } from './helpers/agent-node.js';
-import { condition, getJson, nodeConfig, createDefaultServiceAccount } from './helpers/cluster.js';
+import { condition, getJson, nodeConfig, createDefaultServiceAccount, type Obj } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API object updates and events');
@@ -46,34 +47,40 @@ describe.skipIf(skip)('secret updates and deduplicated events on a real containe
     await etcd?.stop();
   }, 60_000);
 
-  it('a secret update reaches the secret volume and the projected source within the sync period', async () => {
-    const api = srv.admin;
-    expect((await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password: b64('first') } })).status).toBe(201);
+  /** A fresh agent joined to the server, and a host-network pod `name` (with `spec`) posted for it. */
+  async function postPod(name: string, spec: Record<string, unknown>): Promise<{ agent: AgentDaemon; path: string }> {
     const node = env.newNode();
     const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'secret-reader', namespace: 'default' },
-      spec: {
-        nodeName: NODE,
-        hostNetwork: true,
-        terminationGracePeriodSeconds: 2,
-        containers: [{ ...container('main'), volumeMounts: [{ name: 'sec', mountPath: '/sec' }, { name: 'proj', mountPath: '/proj' }] }],
-        volumes: [
-          { name: 'sec', secret: { secretName: 'db', defaultMode: 0o400 } },
-          { name: 'proj', projected: { sources: [{ secret: { name: 'db', items: [{ key: 'password', path: 'db/pw' }] } }] } },
-        ],
-      },
-    };
-    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
-    const path = '/api/v1/namespaces/default/pods/secret-reader';
-    const up = await waitFor('secret-reader Running', 60_000, async () => {
-      const p = await getJson(api, path);
+    const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, ...spec } };
+    expect((await srv.admin.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    return { agent, path: `/api/v1/namespaces/default/pods/${name}` };
+  }
+  /** Waits for the pod at `path` to run; returns it and a shell in its container. */
+  async function running(path: string, agent: AgentDaemon): Promise<{ up: Obj; sh: (cmd: string) => Promise<string> }> {
+    const up = await waitFor(`${path} Running`, 60_000, async () => {
+      const p = await getJson(srv.admin, path);
       return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
     }, agent);
     const [c] = await podContainers(env.cri, up.metadata.uid);
-    const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
+    return { up, sh: async (cmd) => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString() };
+  }
+  /** Deletes the pod through the API and waits for the object to go. */
+  async function remove(path: string, agent: AgentDaemon): Promise<void> {
+    expect((await srv.admin.delete(path)).status).toBe(200);
+    await waitFor(`${path} gone`, 30_000, async () => (await srv.admin.get(path)).status === 404 || undefined, agent);
+  }
+
+  it('a secret update reaches the secret volume and the projected source within the sync period', async () => {
+    const api = srv.admin;
+    expect((await api.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password: b64('first') } })).status).toBe(201);
+    const { agent, path } = await postPod('secret-reader', {
+      containers: [{ ...container('main'), volumeMounts: [{ name: 'sec', mountPath: '/sec' }, { name: 'proj', mountPath: '/proj' }] }],
+      volumes: [
+        { name: 'sec', secret: { secretName: 'db', defaultMode: 0o400 } },
+        { name: 'proj', projected: { sources: [{ secret: { name: 'db', items: [{ key: 'password', path: 'db/pw' }] } }] } },
+      ],
+    });
+    const { sh } = await running(path, agent);
     expect(await sh('cat /sec/password; echo; cat /proj/db/pw; echo; stat -L -c %a /sec/password')).toBe('first\nfirst\n400\n');
 
     const patched = await api.patch('/api/v1/namespaces/default/secrets/db', { data: { password: b64('second') } }, 'application/merge-patch+json');
@@ -81,34 +88,15 @@ describe.skipIf(skip)('secret updates and deduplicated events on a real containe
     await waitFor('the secret update in both files', 30_000, async () => (await sh('cat /sec/password; echo; cat /proj/db/pw')) === 'second\nsecond' || undefined, agent, 250);
     expect(await sh('stat -L -c %a /sec/password')).toBe('400\n');
 
-    expect((await api.delete(path)).status).toBe(200);
-    await waitFor('secret-reader gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+    await remove(path, agent);
   }, 150_000);
 
   it('projected service-account tokens are renewed at 80 % of their granted lifetime and the files follow', async () => {
-    const api = srv.admin;
-    const node = env.newNode();
-    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'token-reader', namespace: 'default' },
-      spec: {
-        nodeName: NODE,
-        hostNetwork: true,
-        terminationGracePeriodSeconds: 2,
-        containers: [{ ...container('main'), volumeMounts: [{ name: 'vault', mountPath: '/vault' }] }],
-        volumes: [{ name: 'vault', projected: { sources: [{ serviceAccountToken: { audience: 'vault', expirationSeconds: 600, path: 'token' } }] } }],
-      },
-    };
-    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
-    const path = '/api/v1/namespaces/default/pods/token-reader';
-    const up = await waitFor('token-reader Running', 60_000, async () => {
-      const p = await getJson(api, path);
-      return p?.status?.['phase'] === 'Running' ? p : undefined;
-    }, agent);
-    const [c] = await podContainers(env.cri, up.metadata.uid);
-    const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();
+    const { agent, path } = await postPod('token-reader', {
+      containers: [{ ...container('main'), volumeMounts: [{ name: 'vault', mountPath: '/vault' }] }],
+      volumes: [{ name: 'vault', projected: { sources: [{ serviceAccountToken: { audience: 'vault', expirationSeconds: 600, path: 'token' } }] } }],
+    });
+    const { up, sh } = await running(path, agent);
     const files = { vault: '/vault/token', automount: '/var/run/secrets/platform.io/serviceaccount/token' };
     const first = { vault: await sh(`cat ${files.vault}`), automount: await sh(`cat ${files.automount}`) };
     for (const jwt of Object.values(first)) {
@@ -134,21 +122,12 @@ describe.skipIf(skip)('secret updates and deduplicated events on a real containe
       expect(JSON.stringify(after)).toContain(up.metadata.uid);
     }
 
-    expect((await api.delete(path)).status).toBe(200);
-    await waitFor('token-reader gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+    await remove(path, agent);
   }, 150_000);
 
   it('a repeated event is one Event object whose count rises', async () => {
     const api = srv.admin;
-    const node = env.newNode();
-    const agent = await node.start([`--platformconfig=${nodeConfig(node.dir, srv)}`]);
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'crasher', namespace: 'default' },
-      spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container('main', ['sh', '-c', 'exit 1'])] },
-    };
-    expect((await api.post('/api/v1/namespaces/default/pods', body)).status).toBe(201);
+    const { agent, path } = await postPod('crasher', { containers: [container('main', ['sh', '-c', 'exit 1'])] });
     const events = async (): Promise<Event[]> => {
       const r = await api.get('/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.name=crasher' } });
       return (r.json() as { items: Event[] }).items ?? [];
@@ -172,8 +151,6 @@ describe.skipIf(skip)('secret updates and deduplicated events on a real containe
     expect(new Set(keys).size).toBe(keys.length);
     expect(all.map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulled', 'Created', 'Started']));
 
-    const path = '/api/v1/namespaces/default/pods/crasher';
-    expect((await api.delete(path)).status).toBe(200);
-    await waitFor('crasher gone', 30_000, async () => (await api.get(path)).status === 404 || undefined, agent);
+    await remove(path, agent);
   }, 150_000);
 });
