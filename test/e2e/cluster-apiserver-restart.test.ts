@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle, type ServerOptions } from '../conformance/helpers/server.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { container, logLine, mark, NODE, pod, podContainers, podUid, running, waitFor, waitForLineAfter } from './helpers/agent-node.js';
-import { condition, getJson, LEASE_PATH, nodeConfig, renewTime, type Obj, createDefaultServiceAccount } from './helpers/cluster.js';
+import { condition, getJson, LEASE_PATH, nodeConfig, renewTime, type Obj, createDefaultServiceAccount, runningInApi } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API server restart');
@@ -58,10 +58,7 @@ describe.skipIf(skip)('an API server restart on a real containerd, platform-apis
     const podPath = `/api/v1/namespaces/default/pods/api-${tag}`;
     expect((await srv.admin.post('/api/v1/namespaces/default/pods', apiPod(`api-${tag}`, [container('main'), container('flaky')]))).status).toBe(201);
 
-    const up = await waitFor('the API pod Running and Ready', 60_000, async () => {
-      const p = await getJson(srv.admin, podPath);
-      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
-    }, agent);
+    const up = await runningInApi(srv.admin, podPath, agent, 'the API pod Running and Ready');
     const mirror = await waitFor('the mirror pod Running', 60_000, async () => {
       const p = await getJson(srv.admin, mirrorPath);
       return p?.metadata.annotations?.['platform.io/config.mirror'] !== undefined && p.status?.['phase'] === 'Running' ? p : undefined;

@@ -16,7 +16,7 @@ import { startServer, type ServerHandle } from '../conformance/helpers/server.js
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { generateKeyPair, issueCertificate } from '../../src/pki/x509.js';
 import { container, NODE, podContainers, waitFor } from './helpers/agent-node.js';
-import { condition, getJson, nodeConfig, createDefaultServiceAccount } from './helpers/cluster.js';
+import { getJson, nodeConfig, createDefaultServiceAccount, runningInApi } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('ClusterTrustBundle volumes');
@@ -105,10 +105,7 @@ describe.skipIf(skip)('ClusterTrustBundle volumes on a real containerd, platform
     const created = await api.post('/api/v1/namespaces/default/pods', body0);
     expect(created.status, created.text()).toBe(201);
     const podPath = '/api/v1/namespaces/default/pods/ctb-reader';
-    const running = await waitFor('ctb-reader Running in the API', 60_000, async () => {
-      const p = await getJson(api, podPath);
-      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
-    }, agent);
+    const running = await runningInApi(api, podPath, agent, 'ctb-reader Running in the API');
     const [c] = await podContainers(env.cri, running.metadata.uid);
     expect(c?.state).toBe('RUNNING');
     const sh = async (cmd: string): Promise<string> => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString();

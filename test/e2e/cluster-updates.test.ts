@@ -12,7 +12,7 @@ import { startServer, type ServerHandle } from '../conformance/helpers/server.js
 import type { AgentDaemon } from '../helpers/agent-daemon.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { container, NODE, podContainers, waitFor } from './helpers/agent-node.js';
-import { condition, getJson, nodeConfig, createDefaultServiceAccount, type Obj } from './helpers/cluster.js';
+import { getJson, nodeConfig, createDefaultServiceAccount, type Obj, runningInApi } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API object updates and events');
@@ -57,10 +57,7 @@ describe.skipIf(skip)('secret updates and deduplicated events on a real containe
   }
   /** Waits for the pod at `path` to run; returns it and a shell in its container. */
   async function running(path: string, agent: AgentDaemon): Promise<{ up: Obj; sh: (cmd: string) => Promise<string> }> {
-    const up = await waitFor(`${path} Running`, 60_000, async () => {
-      const p = await getJson(srv.admin, path);
-      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
-    }, agent);
+    const up = await runningInApi(srv.admin, path, agent);
     const [c] = await podContainers(env.cri, up.metadata.uid);
     return { up, sh: async (cmd) => (await env.cri.execSync(c!.id, ['sh', '-c', cmd], 10)).stdout.toString() };
   }

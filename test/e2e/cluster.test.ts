@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../conformance/helpers/server.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 import { BUSYBOX, container, holds, logLine, NODE, pod, podContainers, SLEEP_FOREVER, waitFor, waitForLineAfter, type Node } from './helpers/agent-node.js';
-import { condition, createDefaultServiceAccount, getJson, nodeConfig, type Obj } from './helpers/cluster.js';
+import { condition, createDefaultServiceAccount, getJson, nodeConfig, type Obj, runningInApi } from './helpers/cluster.js';
 import { skipWithoutRuntime, useRuntime } from './helpers/e2e-env.js';
 
 const skip = skipWithoutRuntime('API-server mode');
@@ -78,10 +78,7 @@ describe.skipIf(skip)('API-server mode on a real containerd, platform-apiserver 
     const created = await api.post('/api/v1/namespaces/default/pods', web);
     expect(created.status, created.text()).toBe(201);
     const podPath = '/api/v1/namespaces/default/pods/api-web';
-    const running = await waitFor('api-web Running in the API', 60_000, async () => {
-      const p = await getJson(api, podPath);
-      return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
-    }, agent);
+    const running = await runningInApi(api, podPath, agent, 'api-web Running in the API');
     expect(running.status?.['podIP']).toBe('127.0.0.1');
     const statuses = running.status?.['containerStatuses'] as Array<{ name: string; ready: boolean; state: Record<string, unknown>; image: string }>;
     expect(statuses).toHaveLength(1);

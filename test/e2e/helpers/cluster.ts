@@ -1,9 +1,11 @@
 // What the API-server-mode e2e files share: a platformconfig for the e2e node against a test server, reading
-// an object as JSON, a condition's status. Blocking only on the server.
+// an object as JSON, a condition's status, waiting for a pod to run. Blocking only on the server.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../../conformance/helpers/api-client.js';
 import { USERS, type ServerHandle } from '../../conformance/helpers/server.js';
+import type { AgentDaemon } from '../../helpers/agent-daemon.js';
+import { waitFor } from './agent-node.js';
 
 export type Obj = {
   metadata: { name: string; uid: string; resourceVersion?: string; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> };
@@ -41,6 +43,14 @@ export async function getJson(api: ApiClient, path: string): Promise<Obj | undef
 
 export const condition = (o: Obj | undefined, type: string): string | undefined =>
   ((o?.status?.['conditions'] as Array<{ type: string; status: string }> | undefined) ?? []).find((c) => c.type === type)?.status;
+
+/** Waits (up to 60 s) for the pod at `path` to be Running and Ready in the API; returns it. */
+export function runningInApi(api: ApiClient, path: string, agent: AgentDaemon, what = `${path} Running and Ready in the API`): Promise<Obj> {
+  return waitFor(what, 60_000, async () => {
+    const p = await getJson(api, path);
+    return p?.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+  }, agent);
+}
 
 export const LEASE_PATH = (node: string): string => `/apis/coordination.platform.io/v1/namespaces/platform-node-lease/leases/${node}`;
 
