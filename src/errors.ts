@@ -25,6 +25,8 @@ export interface AgentErrorOptions {
 }
 
 export class AgentError extends Error {
+  // Literal names, one per class: the bundle does not keep function names (packaging/bundle.mjs).
+  override name = 'AgentError';
   readonly code: ErrorCode;
   readonly flag: string | undefined;
   readonly field: string | undefined;
@@ -33,7 +35,6 @@ export class AgentError extends Error {
 
   constructor(code: ErrorCode, message: string, opts: AgentErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = new.target.name;
     this.code = code;
     this.flag = opts.flag;
     this.field = opts.field;
@@ -44,18 +45,21 @@ export class AgentError extends Error {
 
 /** A text value that does not parse (duration, quantity, taint, ...). Thrown by the pure value parsers. */
 export class ValueError extends AgentError {
+  override name = 'ValueError';
   constructor(message: string, opts: AgentErrorOptions = {}) {
     super('EVALUE', message, opts);
   }
 }
 
 export class FlagError extends AgentError {
+  override name = 'FlagError';
   constructor(message: string, opts: AgentErrorOptions = {}) {
     super('EFLAG', message, opts);
   }
 }
 
 export class ConfigFileError extends AgentError {
+  override name = 'ConfigFileError';
   constructor(message: string, opts: AgentErrorOptions = {}) {
     super('ECONFIG', message, opts);
   }
@@ -63,6 +67,7 @@ export class ConfigFileError extends AgentError {
 
 /** Several problems found in one pass; reported together so the operator fixes them all at once. */
 export class ValidationError extends AgentError {
+  override name = 'ValidationError';
   readonly problems: readonly AgentError[];
   constructor(problems: readonly AgentError[]) {
     super('EVALIDATION', problems.map((p) => p.message).join('\n'));
@@ -71,6 +76,7 @@ export class ValidationError extends AgentError {
 }
 
 export class LockError extends AgentError {
+  override name = 'LockError';
   constructor(message: string, opts: AgentErrorOptions = {}) {
     super('ELOCK', message, opts);
   }

@@ -21,6 +21,7 @@ export interface FileLayer {
  * too and report everything about the file in one pass.
  */
 export class FileLayerError extends ValidationError {
+  override name = 'FileLayerError';
   constructor(
     problems: readonly AgentError[],
     readonly layer: FileLayer,

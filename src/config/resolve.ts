@@ -61,6 +61,7 @@ export const DROPIN_ENV = 'AGENT_CONFIG_DROPIN_DIR_ALPHA';
  * would report problems the operator does not have.
  */
 export class ResolveError extends ValidationError {
+  override name = 'ResolveError';
   constructor(
     problems: readonly AgentError[],
     readonly partial: ResolvedConfig,

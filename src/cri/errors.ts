@@ -57,6 +57,7 @@ export interface CriErrorOptions {
  * messages show it). The message reads `RuntimeService/StartContainer: NOT_FOUND: <details>`.
  */
 export class CriError extends AgentError {
+  override name = 'CriError';
   readonly status: GrpcStatusName;
   readonly grpcCode: number;
   readonly details: string;

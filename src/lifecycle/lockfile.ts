@@ -53,7 +53,9 @@ export interface AcquireLockOptions {
 }
 
 /** The lock stayed held by another process for the `giveUpAfterMs` the caller allowed. */
-export class LockBusyError extends LockError {}
+export class LockBusyError extends LockError {
+  override name = 'LockBusyError';
+}
 
 const FLOCK = 'flock';
 const TOKEN = 'locked\n';

@@ -54,7 +54,7 @@ export function errorText(err: unknown): string {
 export function errorDetails(err: unknown, depth = 0, seen = new Set<unknown>()): ErrorDetails {
   if (!(err instanceof Error)) return { type: typeof err, message: thrownText(err) };
   seen.add(err);
-  const out: ErrorDetails = { type: err.name || err.constructor.name, message: err.message };
+  const out: ErrorDetails = { type: err.name || 'Error', message: err.message };
   const bag = err as unknown as Record<string, unknown>;
   for (const key of DETAIL_KEYS) {
     const value = bag[key];

@@ -92,6 +92,7 @@ export interface PodRuntimeFacts {
 }
 
 export class ContainerConfigError extends Error {
+  override name = 'ContainerConfigError';
   constructor(
     readonly reason: 'CreateContainerConfigError',
     message: string,

@@ -33,6 +33,7 @@ export const DEFAULT_READONLY_PATHS: readonly string[] = ['/proc/bus', '/proc/fs
 
 /** Why a container's configuration cannot be made: the caller reports it as CreateContainerConfigError. */
 export class SecurityConfigError extends Error {
+  override name = 'SecurityConfigError';
   readonly reason = 'CreateContainerConfigError';
 }
 

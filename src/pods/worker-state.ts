@@ -27,6 +27,7 @@ export const TRANSITIONS: Readonly<Record<WorkerPhase | 'new', readonly WorkerPh
 
 /** A worker asked to move where its state table does not allow: a bug in the caller, never an operator error. */
 export class IllegalTransitionError extends AgentError {
+  override name = 'IllegalTransitionError';
   constructor(
     readonly podUID: string,
     readonly from: WorkerPhase | 'new',

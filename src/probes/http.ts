@@ -74,7 +74,9 @@ export async function runHttpGet(action: HttpGetAction, target: ActionTarget, us
   }
 }
 
-class ProbeTimeout extends Error {}
+class ProbeTimeout extends Error {
+  override name = 'ProbeTimeout';
+}
 
 /**
  * One GET and its body (at most MAX_BODY_BYTES), ended by the deadline or the

@@ -23,7 +23,9 @@ export interface UrlFetchJob {
 /** What one poll gave: why there is no body, the same body as last time, or a new body's parse. */
 export type UrlFetchOutcome = { readonly error: string } | { readonly digest: string; readonly unchanged: true } | { readonly digest: string; readonly result: ManifestResult; readonly bytes: number };
 
-class TooLarge extends Error {}
+class TooLarge extends Error {
+  override name = 'TooLarge';
+}
 
 /**
  * The poll itself (in the worker, or inline): `parse` turns a new body into pods.

@@ -85,6 +85,21 @@ describe('architecture', () => {
     const offenders = sourceFiles(join(REPO, 'src')).filter((f) => /process\.exit\(/.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => relative(REPO, f))).toEqual([]);
   });
+  // The bundle keeps no function or class names (packaging/bundle.mjs: esbuild's keepNames made thousands of
+  // functions carry an own `name`, ~2 MB of the agent's heap), so an error's name is a literal in its class.
+  it('every error class in src names itself with a literal, and nothing reads a function name at run time', () => {
+    const unnamed: string[] = [];
+    const readers: string[] = [];
+    for (const f of sourceFiles(join(REPO, 'src'))) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/^(?:export )?(abstract )?class (\w+) extends \w*Error\b/gm)) {
+        if (m[1] === undefined && !text.includes(`name = '${m[2]}'`) && !text.includes(`super('${m[2]}'`)) unnamed.push(`${relative(REPO, f)}: ${m[2]}`);
+      }
+      if (/new\.target\.name|constructor\.name/.test(text)) readers.push(relative(REPO, f));
+    }
+    expect(unnamed).toEqual([]);
+    expect(readers).toEqual([]);
+  });
   // The style rules: a function that needs more than ~6 things has its boundary wrong; files stay under 400 lines.
   it('no function, method or arrow in src takes more than 6 parameters', () => {
     // The checker itself: a split or destructured list counts by parameter, `this:` not at all.

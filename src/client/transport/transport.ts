@@ -43,7 +43,9 @@ const TRACE_REQUEST = 7;
 
 type Attempt = { done: TransportResponse | TransportStream } | { failed: ApiStatusError | ClientConnectionError; outcome: AttemptOutcome };
 
-class TimedOut extends Error {}
+class TimedOut extends Error {
+  override name = 'TimedOut';
+}
 
 export class HttpTransport implements Transport {
   private pools: Pools;
