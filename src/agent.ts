@@ -16,7 +16,7 @@ import type { Pod } from './pod-model/pod-types.js';
 import { effectiveMaxPods, jsonInfoBufferBytes, maxParallelImagePulls, registryRateLimit } from './config/effective.js';
 import { createImageManager } from './images/index.js';
 import { createContainerLogManager, logRotationLimits } from './container-logs/index.js';
-import { createBurstCollector, exposedGc, mallocTrimmerIfAvailable } from './heap/index.js';
+import { createBurstCollector, createGrowthCollector, exposedGc, mallocTrimmerIfAvailable } from './heap/index.js';
 import { hostIP, nodeName } from './node/index.js';
 import { createPleg } from './pleg/index.js';
 import { awaitRunOnce, createPodManager, createSyncDeps, createSysctlAllowlist } from './pods/index.js';
@@ -266,6 +266,8 @@ async function wirePods(x: WireInput, signal: AbortSignal): Promise<PodWing | un
   const merger = new PodConfigMerger(sources);
   const gc = exposedGc();
   const burstGc = gc && createBurstCollector({ collect: gc, busy: () => manager.busy(), log: log.child({ component: 'heap' }) });
+  const steadyGc = exposedGc({ compact: false });
+  const growthGc = steadyGc && createGrowthCollector({ collect: steadyGc, busy: () => manager.busy(), log: log.child({ component: 'heap' }) });
   const manager = createPodManager({
     sync,
     status,
@@ -316,6 +318,7 @@ async function wirePods(x: WireInput, signal: AbortSignal): Promise<PodWing | un
   const components: Component[] = [manager, pleg, prober];
   if (sync.volumes) components.push(createOrphanCleanup({ volumes: sync.volumes, desired: () => manager.desiredPods().map((p) => p.metadata.uid), allSourcesSeen: () => merger.allSourcesSeen(), runtime, log }));
   if (burstGc) components.push(burstGc);
+  if (growthGc) components.push(growthGc);
   const logLimits = logRotationLimits(cfg);
   if (logLimits) components.push(createContainerLogManager({ runtime, ...logLimits, podLogsDir: sync.sandbox.podLogsDir, log: log.child({ component: 'container-logs' }) }));
   if (api) components.push(...api.components);

@@ -45,15 +45,17 @@ export interface BurstCollector extends Component {
 }
 
 /**
- * A full, compacting collection, when node runs with --expose-gc. gc() alone
- * frees the objects but keeps their pages: the burst's survivors are spread
- * over them. Compacting moves the survivors together so the emptied pages go
- * back to the OS at once; V8 has no such option for gc(), hence the flag for
- * this one collection (V8 reads it when a collection starts).
+ * A full collection, when node runs with --expose-gc; compacting unless told
+ * otherwise. gc() alone frees the objects but keeps their pages: the burst's
+ * survivors are spread over them. Compacting moves the survivors together so
+ * the emptied pages go back to the OS at once; V8 has no such option for
+ * gc(), hence the flag for this one collection (V8 reads it when a collection
+ * starts). The steady-state collector (growth-gc.ts) does not compact.
  */
-export function exposedGc(): (() => void) | undefined {
+export function exposedGc({ compact = true }: { compact?: boolean } = {}): (() => void) | undefined {
   const gc: unknown = (globalThis as { gc?: unknown }).gc;
   if (typeof gc !== 'function') return undefined;
+  if (!compact) return () => void (gc as () => unknown)();
   return () => {
     setFlagsFromString('--compact-on-every-full-gc');
     try {
