@@ -19,8 +19,10 @@ export const isGzip = (headers: Headers): boolean => {
 };
 
 /** The body as it came off the wire; rejects as the socket does. */
-export async function readRaw(body: Readable & { arrayBuffer(): Promise<ArrayBuffer> }): Promise<Buffer> {
-  return Buffer.from(await body.arrayBuffer());
+export async function readRaw(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** The body gunzipped if need be; a broken gzip stream is a ClientProtocolError on `body`. */

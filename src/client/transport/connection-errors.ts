@@ -1,7 +1,7 @@
 // What a failed attempt without an HTTP answer means for a retry: was the
 // request possibly received by the server (`sent`), and can trying again help
 // at all (`fatal`: a certificate the client does not trust will not start
-// being trusted). Pure classification of node's and undici's error codes;
+// being trusted). Pure classification of node's error codes (and the connect timeout's, dispatcher.ts);
 // anything unknown counts as sent, so a non-idempotent request is never
 // repeated on a guess.
 
@@ -13,10 +13,10 @@ export interface ConnectionFailure {
 }
 
 /** Failures before a single byte of the request could reach the server. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ERR_CONNECT_TIMEOUT']);
 
-/** A request node or undici refuses to send at all (a bad header, a bad argument): the same request fails the same way again. */
-const REFUSED_LOCALLY = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
+/** A request node refuses to send at all (a bad header, path or argument): the same request fails the same way again. */
+const REFUSED_LOCALLY = new Set(['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_UNESCAPED_CHARACTERS']);
 
 const TLS_FATAL = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|CERT_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 

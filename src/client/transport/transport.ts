@@ -49,8 +49,6 @@ class TimedOut extends Error {
 
 export class HttpTransport implements Transport {
   private pools: Pools;
-  /** Pools replaced by a certificate change, draining; destroyed at close. */
-  private readonly retired = new Set<Pools>();
   private readonly conn: ConnectionConfig;
   private readonly closed = new AbortController();
   private readonly limiters: Limiters;
@@ -80,18 +78,17 @@ export class HttpTransport implements Transport {
   }
 
   /**
-   * Later requests dial with `cert`: new pools replace the old ones, which
-   * close once their requests and watches end (the old certificate is still
-   * valid then: a rotation happens well before expiry). Synchronous.
+   * Later requests dial with `cert`: new pools replace the old ones, whose
+   * connections close as their requests and watches end (the old certificate
+   * is still valid then: a rotation happens well before expiry); close()
+   * aborts whatever is still running on them. Synchronous.
    */
   setClientCertificate(cert: { readonly cert: string; readonly key: string }): void {
     if (this.closed.signal.aborted) return;
     const old = this.pools;
     this.pools = createPools({ ...this.conn, clientCert: { cert: cert.cert, key: cert.key } });
-    this.retired.add(old);
-    void Promise.all([old.requests.close(), old.streams.close()])
-      .catch(() => undefined)
-      .finally(() => this.retired.delete(old));
+    old.requests.close();
+    old.streams.close();
   }
 
   request(req: TransportRequest): Promise<TransportResponse> {
@@ -104,9 +101,11 @@ export class HttpTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.closed.signal.aborted) return;
+    // Every exchange, on these pools or retired ones, is linked to this signal and ends with it.
     this.closed.abort(new Error('the transport is closed'));
-    const all = [this.pools, ...this.retired];
-    await Promise.all(all.flatMap((p) => [p.requests.destroy().catch(() => undefined), p.streams.destroy().catch(() => undefined)]));
+    this.pools.requests.destroy();
+    this.pools.streams.destroy();
+    await Promise.resolve();
   }
 
   private closedError(ref: RequestRef): ClientConnectionError {
@@ -190,7 +189,7 @@ export class HttpTransport implements Transport {
       const res = await pool.request({ path, method: req.method, headers: await this.headers(req), body: req.body ?? null, signal: ac.signal });
       this.log.v?.(TRACE_RESPONSE)?.info('Response', { verb: req.method, path, status: res.statusCode, ms: this.now() - sentAt });
       this.metrics.result(res.statusCode, req.method);
-      this.warnings.record(ref, res.headers['warning']);
+      this.warnings.record(ref, res.headersDistinct['warning']);
       if (res.statusCode >= 200 && res.statusCode < 300 && stream) {
         handedOver = true;
         clearTimeout(timer);
@@ -222,7 +221,7 @@ export class HttpTransport implements Transport {
   }
 }
 
-/** Errors of the exchange itself (undici's, node's sockets and TLS carry a string `code`), as opposed to our own bugs and protocol errors. */
+/** Errors of the exchange itself (node's HTTP client, sockets and TLS carry a string `code`), as opposed to our own bugs and protocol errors. */
 function isNetworkError(e: unknown): boolean {
   return e instanceof Error && !(e instanceof ClientProtocolError) && typeof (e as { code?: unknown }).code === 'string';
 }

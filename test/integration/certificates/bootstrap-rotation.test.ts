@@ -6,12 +6,12 @@
 // presents the new certificate.
 import { X509Certificate } from 'node:crypto';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Agent as HttpsAgent } from 'node:https';
 import { lstat, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { bootstrapClientCertificate, createClientCertificateRotation, platformConfigValidity } from '../../../src/certificates/index.js';
 import { RESOURCES, createApiClient, type ApiClient, type ClientLog } from '../../../src/client/index.js';
@@ -31,6 +31,8 @@ function recordingLog(onInfo: (msg: string) => void = () => {}): ClientLog & { l
 }
 
 const NODE = 'boot-node-1';
+// The https agent's own way to open a connection, for the spy below to call through.
+const originalCreate = HttpsAgent.prototype.createConnection;
 
 describe('TLS bootstrap and client certificate rotation against platform-apiserver', () => {
   let srv: ServerHandle;
@@ -119,18 +121,22 @@ describe('TLS bootstrap and client certificate rotation against platform-apiserv
     expect(after.subject).toBe(before.subject);
     expect(await readdir(join(dir, 'pki'))).toHaveLength(3);
 
+    // Every new connection of the client's https agents, and the certificate it presents once TLS is up.
     const presented: string[] = [];
-    const onConnect = (m: unknown): void => {
-      const s = (m as { socket: TLSSocket }).socket;
-      const c = s.getCertificate();
-      if (c !== null && 'fingerprint256' in c) presented.push(c.fingerprint256);
-    };
-    subscribe('undici:client:connected', onConnect);
+    const create = vi.spyOn(HttpsAgent.prototype, 'createConnection');
+    create.mockImplementation(function (this: HttpsAgent, ...args: Parameters<HttpsAgent['createConnection']>) {
+      const s = originalCreate.apply(this, args) as TLSSocket;
+      s.once('secureConnect', () => {
+        const c = s.getCertificate();
+        if (c !== null && 'fingerprint256' in c) presented.push(c.fingerprint256);
+      });
+      return s;
+    });
     try {
       const node = await client.rest.resource(RESOURCES.nodes).get(NODE);
       expect((node.metadata as { name: string }).name).toBe(NODE);
     } finally {
-      unsubscribe('undici:client:connected', onConnect);
+      create.mockRestore();
     }
     expect(presented).toEqual([after.fingerprint256]);
   }, 60_000);

@@ -22,14 +22,15 @@ describe('classifyConnectionError', () => {
   const err = (code: string, msg = 'boom'): Error => Object.assign(new Error(msg), { code });
   it.each([
     [err('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'), { sent: false, fatal: false, message: 'connect ECONNREFUSED 127.0.0.1:1' }],
-    [err('UND_ERR_CONNECT_TIMEOUT'), { sent: false, fatal: false, message: 'boom (UND_ERR_CONNECT_TIMEOUT)' }],
+    [err('ERR_CONNECT_TIMEOUT', 'no connection within 10000 ms'), { sent: false, fatal: false, message: 'no connection within 10000 ms (ERR_CONNECT_TIMEOUT)' }],
     [err('ECONNRESET', 'read ECONNRESET'), { sent: true, fatal: false, message: 'read ECONNRESET' }],
-    [err('UND_ERR_SOCKET', 'other side closed'), { sent: true, fatal: false, message: 'other side closed (UND_ERR_SOCKET)' }],
+    [err('ECONNRESET', 'socket hang up'), { sent: true, fatal: false, message: 'socket hang up (ECONNRESET)' }],
     [err('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'), { sent: false, fatal: true, message: 'TLS: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)' }],
     [err('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify'), { sent: false, fatal: true, message: 'TLS: unable to verify (UNABLE_TO_VERIFY_LEAF_SIGNATURE)' }],
     [err('ERR_TLS_CERT_ALTNAME_INVALID', 'bad name'), { sent: false, fatal: true, message: 'TLS: bad name (ERR_TLS_CERT_ALTNAME_INVALID)' }],
     [Object.assign(new Error('fetch failed'), { cause: err('ECONNREFUSED', 'x') }), { sent: false, fatal: false, message: 'fetch failed (ECONNREFUSED)' }],
-    [err('UND_ERR_INVALID_ARG', 'invalid header'), { sent: false, fatal: true, message: 'invalid header (UND_ERR_INVALID_ARG)' }],
+    [err('ERR_INVALID_CHAR', 'Invalid character in header content ["x"]'), { sent: false, fatal: true, message: 'Invalid character in header content ["x"] (ERR_INVALID_CHAR)' }],
+    [err('ERR_UNESCAPED_CHARACTERS', 'Request path contains unescaped characters'), { sent: false, fatal: true, message: 'Request path contains unescaped characters (ERR_UNESCAPED_CHARACTERS)' }],
     [new Error('who knows'), { sent: true, fatal: false, message: 'who knows' }],
   ])('%s', (e, out) => {
     expect(classifyConnectionError(e)).toEqual(out);
