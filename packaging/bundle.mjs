@@ -108,11 +108,11 @@ await build({
   plugins: [zodEnglishOnly, commanderLazyChildProcess, grpcDecoderLetsGo],
 });
 
-// The sources' worker threads load their own files: the decoder and js-yaml
-// (and for the URL source undici), not the whole agent. The manifest parser's
+// The sources' worker threads load their own files: the decoder and js-yaml,
+// not the whole agent. The manifest parser's
 // (src/sources/parser.ts):
 await build({ ...common, entryPoints: ['src/sources/parse-worker.ts'], outfile: 'dist/bundle/manifest-worker.cjs', plugins: [zodEnglishOnly] });
-// The URL source's worker (src/sources/url-fetch.ts): the decoder and undici.
+// The URL source's worker (src/sources/url-fetch.ts): the decoder and the GET (node:http/https).
 await build({ ...common, entryPoints: ['src/sources/url-worker.ts'], outfile: 'dist/bundle/url-worker.cjs', plugins: [zodEnglishOnly] });
 // The health port's worker (src/server/healthz.ts): node:http and the healthz answers alone.
 await build({ ...common, entryPoints: ['src/server/healthz-worker.ts'], outfile: 'dist/bundle/healthz-worker.cjs' });

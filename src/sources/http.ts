@@ -39,7 +39,7 @@ export interface UrlSourceOptions {
   readonly createFetcher?: () => UrlFetcher;
 }
 
-/** The headers as undici's flat [name, value, ...] list, which keeps repeated names and their order. */
+/** The headers as Node's flat [name, value, ...] raw list, which keeps repeated names and their order. */
 function headerList(headers: Readonly<Record<string, readonly string[]>>): string[] {
   return Object.entries(headers).flatMap(([name, values]) => values.flatMap((v) => [name, v]));
 }

@@ -3,12 +3,14 @@
 // body to at most 10 MB (the request is aborted past it), hash it, and parse
 // it unless it is the body parsed last time.
 import { createHash } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { ManifestResult } from './manifest.js';
 
 /** One poll, as the worker gets it. */
 export interface UrlFetchJob {
   readonly url: string;
-  /** undici's flat [name, value, ...] list. */
+  /** A flat [name, value, ...] list (Node's raw header form), which keeps repeated names and their order. */
   readonly headers: readonly string[];
   readonly timeoutMs: number;
   readonly maxBytes: number;
@@ -33,36 +35,30 @@ class TooLarge extends Error {
  */
 export async function fetchAndParse(job: UrlFetchJob, signal: AbortSignal, parse: (body: Buffer) => Promise<ManifestResult> | ManifestResult): Promise<UrlFetchOutcome> {
   const limitText = `${job.maxBytes / (1024 * 1024)} MB`;
-  const { request } = await import('undici');
   // Our own controller: aborting it is how a body past the limit ends the request.
+  // The timeout covers the whole poll, answer and body.
   const ac = new AbortController();
-  let res: Awaited<ReturnType<typeof request>>;
+  let res: IncomingMessage;
   try {
-    res = await request(job.url, {
-      method: 'GET',
-      headers: [...job.headers],
-      signal: AbortSignal.any([signal, ac.signal, AbortSignal.timeout(job.timeoutMs)]),
-      headersTimeout: job.timeoutMs,
-      bodyTimeout: job.timeoutMs,
-    });
+    res = await get(job, AbortSignal.any([signal, ac.signal, AbortSignal.timeout(job.timeoutMs)]));
   } catch (e) {
     return failure(e, job, signal);
   }
   if (res.statusCode !== 200) {
-    await res.body.dump().catch(() => undefined);
+    res.destroy();
     return { error: `HTTP status ${res.statusCode}` };
   }
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > job.maxBytes) {
     ac.abort(new TooLarge());
-    await res.body.dump().catch(() => undefined);
+    res.destroy();
     return { error: `the response body is larger than the ${limitText} limit (Content-Length ${declared}); request aborted` };
   }
   const hash = createHash('sha256');
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
       total += chunk.length;
       if (total > job.maxBytes) throw new TooLarge();
       hash.update(chunk);
@@ -71,7 +67,7 @@ export async function fetchAndParse(job: UrlFetchJob, signal: AbortSignal, parse
   } catch (e) {
     if (!(e instanceof TooLarge)) return failure(e, job, signal);
     ac.abort(e);
-    res.body.destroy();
+    res.destroy();
     return { error: `the response body is larger than the ${limitText} limit; request aborted` };
   }
   if (total === 0) return { error: 'zero-length response body' };
@@ -79,6 +75,24 @@ export async function fetchAndParse(job: UrlFetchJob, signal: AbortSignal, parse
   // The same bytes as last time: the same pods, already handed on, or the same problem.
   if (digest === job.lastDigest) return { digest, unchanged: true };
   return { digest, result: await parse(Buffer.concat(chunks, total)), bytes: total };
+}
+
+/** The GET, through Node's global agent (keep-alive), resolving at the answer's head. */
+function get(job: UrlFetchJob, signal: AbortSignal): Promise<IncomingMessage> {
+  const url = new URL(job.url);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Given its headers as a list, Node adds no Host of its own.
+  const hasHost = job.headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host');
+  const headers = hasHost ? [...job.headers] : ['Host', url.host, ...job.headers];
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'GET', headers, signal }, (res) => {
+      // The reader sees a failure through its iteration; this keeps one before it starts from being uncaught.
+      res.on('error', () => {});
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 function failure(e: unknown, job: UrlFetchJob, signal: AbortSignal): { error: string } {
