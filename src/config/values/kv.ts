@@ -60,7 +60,7 @@ export function parseLangleSeparatedMap(text: string): Record<string, string> {
 
 // RFC 9110 token: what an HTTP header name may contain.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// What the HTTP client (undici, like Node's http) refuses in a header value:
+// What Node's HTTP client refuses in a header value:
 // control characters other than tab (CR and LF would split the request) and
 // anything outside Latin-1.
 const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
