@@ -3,8 +3,8 @@
 // body to at most 10 MB (the request is aborted past it), hash it, and parse
 // it unless it is the body parsed last time.
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { sendHttp } from '../util/http-send.js';
 import type { ManifestResult } from './manifest.js';
 
 /** One poll, as the worker gets it. */
@@ -80,19 +80,10 @@ export async function fetchAndParse(job: UrlFetchJob, signal: AbortSignal, parse
 /** The GET, through Node's global agent (keep-alive), resolving at the answer's head. */
 function get(job: UrlFetchJob, signal: AbortSignal): Promise<IncomingMessage> {
   const url = new URL(job.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   // Given its headers as a list, Node adds no Host of its own.
   const hasHost = job.headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host');
   const headers = hasHost ? [...job.headers] : ['Host', url.host, ...job.headers];
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers, signal }, (res) => {
-      // The reader sees a failure through its iteration; this keeps one before it starts from being uncaught.
-      res.on('error', () => {});
-      resolve(res);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return sendHttp(url, { method: 'GET', headers, signal });
 }
 
 function failure(e: unknown, job: UrlFetchJob, signal: AbortSignal): { error: string } {

@@ -105,7 +105,6 @@ export class HttpTransport implements Transport {
     this.closed.abort(new Error('the transport is closed'));
     this.pools.requests.destroy();
     this.pools.streams.destroy();
-    await Promise.resolve();
   }
 
   private closedError(ref: RequestRef): ClientConnectionError {
